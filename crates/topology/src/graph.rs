@@ -1,0 +1,85 @@
+//! The flat port graph that the network layer simulates.
+//!
+//! Ports are numbered globally: port `p` of router `r` is `port_offset[r] + p`. Each port is
+//! bidirectional: its input side receives from `peer`, its output side sends to `peer`.
+//! All per-port data is kept in flat vectors indexed by the global port id.
+
+use fabricsim_core::{NodeId, PortId, RouterId};
+
+/// Marks an unconnected port in [`PortGraph::peer`].
+pub const UNCONNECTED: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PortKind {
+    /// Connected to a port of another router; `peer` is that global port.
+    Network,
+    /// Connected to a node's network interface; `peer` is the node id.
+    Terminal,
+    /// The open edge of a mesh, or a spare switch port.
+    Unconnected,
+}
+
+#[derive(Debug, Clone)]
+pub struct PortGraph {
+    pub routers: u32,
+    pub nodes: u32,
+    /// NIC attachments per node (injection/reception engines, or rails for a fat-tree).
+    pub engines: u32,
+    /// `port_offset[r]..port_offset[r+1]` are router r's ports. Length `routers + 1`.
+    pub port_offset: Vec<u32>,
+    pub kind: Vec<PortKind>,
+    pub peer: Vec<u32>,
+    /// Global port each node engine attaches to: `attach[node * engines + e]`.
+    pub attach: Vec<PortId>,
+    /// Router owning each global port.
+    pub owner: Vec<RouterId>,
+}
+
+impl PortGraph {
+    /// A graph where every router has `ports` ports, all unconnected for now.
+    pub fn with_uniform_ports(routers: u32, nodes: u32, ports: u32, engines: u32) -> Self {
+        let port_offset: Vec<u32> = (0..=routers).map(|r| r * ports).collect();
+        let total = (routers * ports) as usize;
+        let owner = (0..routers).flat_map(|r| std::iter::repeat(r).take(ports as usize)).collect();
+        PortGraph {
+            routers,
+            nodes,
+            engines,
+            port_offset,
+            kind: vec![PortKind::Unconnected; total],
+            peer: vec![UNCONNECTED; total],
+            attach: vec![UNCONNECTED; (nodes * engines) as usize],
+            owner,
+        }
+    }
+
+    #[inline]
+    pub fn port(&self, router: RouterId, local: u32) -> PortId {
+        self.port_offset[router as usize] + local
+    }
+    #[inline]
+    pub fn local(&self, port: PortId) -> u32 {
+        port - self.port_offset[self.owner[port as usize] as usize]
+    }
+    pub fn ports_of(&self, router: RouterId) -> u32 {
+        self.port_offset[router as usize + 1] - self.port_offset[router as usize]
+    }
+    pub fn total_ports(&self) -> u32 {
+        *self.port_offset.last().unwrap_or(&0)
+    }
+    pub fn max_ports(&self) -> u32 {
+        (0..self.routers).map(|r| self.ports_of(r)).max().unwrap_or(0)
+    }
+    /// Router-to-router links, each bidirectional pair counted once.
+    pub fn network_links(&self) -> u64 {
+        self.kind.iter().filter(|k| **k == PortKind::Network).count() as u64 / 2
+    }
+    /// Node-to-router attachments.
+    pub fn terminal_links(&self) -> u64 {
+        self.kind.iter().filter(|k| **k == PortKind::Terminal).count() as u64
+    }
+    /// Node attached at a terminal port.
+    pub fn terminal_node(&self, port: PortId) -> Option<NodeId> {
+        (self.kind[port as usize] == PortKind::Terminal).then_some(self.peer[port as usize])
+    }
+}
