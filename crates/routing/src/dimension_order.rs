@@ -1,0 +1,109 @@
+//! Dimension-order routing on an n-D mesh/torus with a programmable axis order.
+//!
+//! A packet corrects one axis at a time, in `order`, taking the shorter way round on a ring. When
+//! both ways are equally short (offset of exactly half an even ring, or any move on a 2-ring) it
+//! goes in the **positive** direction; this is deterministic and keeps each direction of a
+//! 2-ring on its own link.
+//!
+//! Deadlock freedom on rings uses a dateline: the VCs of a port are split into a lower half
+//! (used before crossing the ring's wrap-around link in the current axis) and an upper half
+//! (used after). Moving to the next axis returns the packet to the lower half. Rings of length
+//! 3 or less never carry a packet more than one hop per axis, so they need no dateline; rings of
+//! 4 or more need at least 2 VCs, which [`DimensionOrder::new`] enforces.
+
+use crate::Candidates;
+use fabricsim_core::{ConfigError, NodeId, RouterId};
+use fabricsim_topology::Torus;
+
+#[derive(Debug, Clone)]
+pub struct DimensionOrder {
+    torus: Torus,
+    order: Vec<usize>,
+    engines: u32,
+    vcs: u8,
+    /// Whether some ring axis needs the dateline split.
+    dateline: bool,
+}
+
+impl DimensionOrder {
+    pub fn new(torus: Torus, order: Option<&[String]>, engines: u32, vcs: u8) -> Result<Self, ConfigError> {
+        let order: Vec<usize> = match order {
+            None => (0..torus.dims()).collect(),
+            Some(names) => {
+                let mut idx = Vec::with_capacity(names.len());
+                for n in names {
+                    let a = torus.axis_index(n).ok_or_else(|| {
+                        ConfigError::new("routing.order", format!("'{n}' is not an axis (axes are {:?})", torus.names()))
+                    })?;
+                    if idx.contains(&a) {
+                        return Err(ConfigError::new("routing.order", format!("axis '{n}' appears twice")));
+                    }
+                    idx.push(a);
+                }
+                if idx.len() != torus.dims() {
+                    let missing: Vec<&String> =
+                        (0..torus.dims()).filter(|a| !idx.contains(a)).map(|a| &torus.names()[a]).collect();
+                    return Err(ConfigError::new("routing.order", format!("misses axes {missing:?}")));
+                }
+                idx
+            }
+        };
+        let needs = (0..torus.dims()).find(|&a| torus.wrap()[a] && torus.shape()[a] >= 4);
+        if let (Some(a), 1) = (needs, vcs) {
+            return Err(ConfigError::new(
+                "router.vcs",
+                format!(
+                    "1 VC cannot keep dimension-order routing deadlock-free on ring axis {} (length {}); use at least 2 (dateline)",
+                    torus.names()[a],
+                    torus.shape()[a]
+                ),
+            ));
+        }
+        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs })
+    }
+
+    /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
+    /// ring of length >= 4 can deadlock; this exists for experiments that demonstrate exactly
+    /// that (and for the deadlock-watchdog tests).
+    pub fn with_dateline(mut self, on: bool) -> Self {
+        self.dateline = on;
+        self
+    }
+
+    pub fn torus(&self) -> &Torus {
+        &self.torus
+    }
+    pub fn order(&self) -> &[usize] {
+        &self.order
+    }
+
+    #[inline]
+    pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
+        let t = &self.torus;
+        for &axis in &self.order {
+            let off = t.offset(router, dst, axis);
+            if off == 0 {
+                continue;
+            }
+            let delta = off.signum();
+            let port = t.port_for(axis, delta);
+            if !self.dateline {
+                out.push_vcs(port, 0..self.vcs);
+                return;
+            }
+            let half = self.vcs / 2;
+            let same_axis = in_port < t.net_ports() && t.port_axis(in_port).map(|(a, _)| a) == Some(axis);
+            let post = (same_axis && in_vc >= half) || t.crosses_dateline(router, axis, delta);
+            if post {
+                out.push_vcs(port, half..self.vcs);
+            } else {
+                out.push_vcs(port, 0..half);
+            }
+            return;
+        }
+        // Arrived: any reception engine will do.
+        for e in 0..self.engines {
+            out.push(t.net_ports() + e, 0);
+        }
+    }
+}

@@ -1,0 +1,122 @@
+//! Properties of the routing functions: routes reach their destination in the topology's
+//! distance, and every routing + VC scheme has an acyclic channel-dependency graph.
+
+use fabricsim_routing::{cdg, path, DimensionOrder, Routing, RoutingSpec};
+use fabricsim_topology::{FatTree, Topology, Torus};
+use proptest::prelude::*;
+
+fn torus(shape: Vec<u32>, wrap: Vec<bool>) -> Topology {
+    Topology::Torus(Torus::new(shape, Some(wrap), None).unwrap())
+}
+
+fn all_pairs(n: u32) -> Vec<(u32, u32)> {
+    (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect()
+}
+
+fn dor(t: &Topology, order: Option<Vec<String>>, vcs: u8) -> Routing {
+    Routing::build(&RoutingSpec::DimensionOrder { order }, t, 2, vcs).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn dor_routes_are_minimal(
+        shape in proptest::collection::vec(1u32..7, 1..4),
+        wraps in proptest::collection::vec(any::<bool>(), 3),
+        rev in any::<bool>(),
+    ) {
+        prop_assume!(shape.iter().product::<u32>() >= 2);
+        let wrap = wraps[..shape.len()].to_vec();
+        let t = torus(shape.clone(), wrap);
+        let Topology::Torus(tt) = &t else { unreachable!() };
+        let mut names: Vec<String> = tt.names().to_vec();
+        if rev { names.reverse(); }
+        let r = dor(&t, Some(names), 2);
+        let g = t.build_graph(2);
+        for (s, d) in all_pairs(t.nodes()) {
+            if s == d { continue; }
+            let p = path::trace(&g, &r, s, d).map_err(|e| TestCaseError::fail(e))?;
+            prop_assert_eq!(path::link_hops(&g, &p, false), t.distance(s, d));
+        }
+    }
+
+    #[test]
+    fn dor_dateline_cdg_is_acyclic(
+        shape in proptest::collection::vec(1u32..7, 1..4),
+        wraps in proptest::collection::vec(any::<bool>(), 3),
+    ) {
+        prop_assume!(shape.iter().product::<u32>() >= 2);
+        let t = torus(shape.clone(), wraps[..shape.len()].to_vec());
+        let r = dor(&t, None, 2);
+        let g = t.build_graph(2);
+        prop_assert_eq!(cdg::find_cycle(&g, &r, &all_pairs(t.nodes())), None);
+    }
+}
+
+#[test]
+fn one_vc_on_a_ring_is_rejected() {
+    let t = torus(vec![6], vec![true]);
+    let err = Routing::build(&RoutingSpec::DimensionOrder { order: None }, &t, 1, 1).unwrap_err();
+    assert_eq!(err.field, "router.vcs");
+    assert!(err.message.contains("length 6"), "{}", err.message);
+    // A mesh needs no dateline: one VC is accepted.
+    assert!(Routing::build(&RoutingSpec::DimensionOrder { order: None }, &torus(vec![6], vec![false]), 1, 1).is_ok());
+}
+
+#[test]
+fn cdg_checker_finds_the_ring_cycle_without_dateline() {
+    let t = torus(vec![8], vec![true]);
+    let Topology::Torus(tt) = &t else { unreachable!() };
+    let g = t.build_graph(1);
+    let with = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap());
+    assert_eq!(cdg::find_cycle(&g, &with, &all_pairs(8)), None);
+    let without = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap().with_dateline(false));
+    let cycle = cdg::find_cycle(&g, &without, &all_pairs(8)).expect("ring without dateline must have a cycle");
+    assert!(cycle.len() >= 2);
+}
+
+#[test]
+fn routing_order_is_checked() {
+    let t = Topology::Torus(Torus::new(vec![4, 4], None, Some(vec!["X".into(), "Y".into()])).unwrap());
+    let e = Routing::build(&RoutingSpec::DimensionOrder { order: Some(vec!["X".into(), "Q".into()]) }, &t, 1, 2).unwrap_err();
+    assert_eq!(e.field, "routing.order");
+    assert!(e.message.contains("'Q'"));
+    let e = Routing::build(&RoutingSpec::DimensionOrder { order: Some(vec!["X".into()]) }, &t, 1, 2).unwrap_err();
+    assert!(e.message.contains("misses"));
+    let f = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
+    let e = Routing::build(&RoutingSpec::DimensionOrder { order: None }, &f, 1, 2).unwrap_err();
+    assert_eq!(e.field, "routing.type");
+}
+
+#[test]
+fn routing_order_changes_the_path() {
+    let t = Topology::Torus(Torus::new(vec![4, 4], None, Some(vec!["X".into(), "Y".into()])).unwrap());
+    let g = t.build_graph(1);
+    let xy = dor(&t, Some(vec!["X".into(), "Y".into()]), 2);
+    let yx = dor(&t, Some(vec!["Y".into(), "X".into()]), 2);
+    let (s, d) = (0, 1 + 4); // (0,0) -> (1,1)
+    let p1 = path::trace(&g, &xy, s, d).unwrap();
+    let p2 = path::trace(&g, &yx, s, d).unwrap();
+    assert_eq!(g.local(p1[0].port), 0); // X+ first
+    assert_eq!(g.local(p2[0].port), 2); // Y+ first
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+    #[test]
+    fn fat_tree_routes_are_minimal_and_acyclic(half in 1u32..4, levels in 1u32..4, full in any::<bool>(), rails in 1u32..3) {
+        let ft = FatTree::new(half * 2, levels, rails, full).unwrap();
+        prop_assume!(ft.nodes() <= 256 && ft.nodes() >= 2);
+        let t = Topology::FatTree(ft);
+        let r = Routing::build(&RoutingSpec::FatTreeUpDown, &t, rails, 2).unwrap();
+        let g = t.build_graph(rails);
+        let pairs = all_pairs(t.nodes());
+        for &(s, d) in &pairs {
+            if s == d { continue; }
+            let p = path::trace(&g, &r, s, d).map_err(|e| TestCaseError::fail(e))?;
+            prop_assert_eq!(path::link_hops(&g, &p, true), t.distance(s, d));
+        }
+        prop_assert_eq!(cdg::find_cycle(&g, &r, &pairs), None);
+    }
+}
