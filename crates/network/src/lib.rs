@@ -1,0 +1,41 @@
+//! The network model: routers, links and network interfaces, driven by the event engine.
+//!
+//! # Model
+//! * **Packets, not flits.** A packet is the unit of routing and flow control. Links move it in
+//!   `size / bandwidth` (serialisation) after a fixed `latency`.
+//! * **Virtual cut-through.** A router may forward a packet as soon as its head has arrived and
+//!   passed the router pipeline (`router_delay`), provided the next input buffer has room for the
+//!   *whole* packet. Forwarding never completes before the tail has arrived.
+//! * **Credits in bytes.** Each output keeps, per VC, the free bytes of the downstream input
+//!   buffer. Sending consumes `size` credits; they return `link_latency` after the tail leaves
+//!   the downstream buffer.
+//! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
+//!   fits downstream, the highest priority class first, round-robin within a class.
+//! * **NICs.** Messages queue at the source NIC, which cuts them into packets and feeds them to
+//!   `engines` injection engines (round-robin over idle engines with credit). A packet reaches
+//!   its first router `nic_latency` after its engine starts sending.
+//! * **Zero-load latency** of one packet crossing `h` router-to-router links on a direct network
+//!   is exactly `nic_latency + h * (router_delay + link_latency) + size / bandwidth` (the source
+//!   router's pipeline is folded into `nic_latency`; see [`NetworkParams`]).
+//!
+//! # Where later features go
+//! * Adaptive / zone routing: new [`fabricsim_routing::Routing`] variants returning several
+//!   candidates; the selection function in `router.rs` already picks among candidates.
+//! * Per-rank schedules, collectives, trace replay: implementations of [`Workload`].
+//! * In-network collective engines and barrier gates: a new event family handled beside the
+//!   router events, fed by packets of a dedicated priority class and VC.
+//! * Fault injection: per-port state consulted by the selection function and link model.
+//! * Partitioned parallel runs: the state is struct-of-arrays indexed by port and node, so it
+//!   can be split by router ranges, with cross-partition events exchanged at lookahead
+//!   `link_latency`; per-node RNG streams keep results independent of the partitioning.
+
+pub mod packet;
+pub mod params;
+mod nic;
+mod router;
+pub mod sim;
+pub mod workload;
+
+pub use params::NetworkParams;
+pub use sim::{Outcome, RunLimits, Simulation};
+pub use workload::{Api, Delivered, Workload};

@@ -1,0 +1,93 @@
+//! Packets and messages live in slabs: flat vectors with free lists, addressed by `u32` handles,
+//! so the hot path never allocates once the slabs have grown to the working set.
+
+/// Sentinel for "no packet / no message".
+pub const NIL: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Packet {
+    /// Unique, increasing id (never reused), for duplicate-delivery detection.
+    pub seq: u64,
+    pub msg: u32,
+    pub src: u32,
+    pub dst: u32,
+    pub wire_bytes: u32,
+    pub payload: u32,
+    /// When its message was created at the source NIC.
+    pub created: u64,
+    /// When its tail has fully arrived in the buffer it occupies.
+    pub tail: u64,
+    /// Next packet in the same queue (input VC buffer).
+    pub next: u32,
+    /// Global input-VC index (`port * vcs + vc`) of the buffer it occupies.
+    pub q: u32,
+    /// Chosen global output port while it requests one.
+    pub out: u32,
+    pub out_vc: u8,
+    pub prio: u8,
+    pub ready: bool,
+    pub hops: u16,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Message {
+    pub src: u32,
+    pub dst: u32,
+    pub bytes: u64,
+    /// Bytes already cut into packets.
+    pub packetized: u64,
+    /// Payload bytes delivered so far.
+    pub delivered: u64,
+    pub created: u64,
+    pub tag: u64,
+    /// Next message in the source NIC's queue.
+    pub next: u32,
+    pub prio: u8,
+    pub measured: bool,
+}
+
+/// A vector of `T` with a free list.
+#[derive(Debug)]
+pub struct Slab<T> {
+    items: Vec<T>,
+    free: Vec<u32>,
+}
+
+impl<T: Copy> Default for Slab<T> {
+    fn default() -> Self {
+        Slab { items: Vec::new(), free: Vec::new() }
+    }
+}
+
+impl<T: Copy> Slab<T> {
+    #[inline]
+    pub fn insert(&mut self, v: T) -> u32 {
+        if let Some(h) = self.free.pop() {
+            self.items[h as usize] = v;
+            h
+        } else {
+            self.items.push(v);
+            (self.items.len() - 1) as u32
+        }
+    }
+    #[inline]
+    pub fn remove(&mut self, h: u32) {
+        self.free.push(h);
+    }
+    #[inline]
+    pub fn get(&self, h: u32) -> &T {
+        &self.items[h as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, h: u32) -> &mut T {
+        &mut self.items[h as usize]
+    }
+    /// Items currently in use.
+    pub fn live(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+    /// Slots ever allocated (the high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.items.len()
+    }
+}

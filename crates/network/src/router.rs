@@ -1,0 +1,174 @@
+//! Router behaviour: a ready head packet picks an output (routing + selection), outputs
+//! arbitrate among requesting input VCs, grants move packets one hop, and finished
+//! transmissions return credits upstream.
+
+use crate::packet::NIL;
+use crate::sim::{Core, Ev};
+use fabricsim_core::Time;
+use fabricsim_topology::PortKind;
+
+impl Core {
+    pub(crate) fn on_ready(&mut self, pkt: u32) {
+        let p = self.packets.get_mut(pkt);
+        p.ready = true;
+        let q = p.q;
+        if self.q_head[q as usize] == pkt && !self.q_busy[q as usize] {
+            self.request(pkt);
+        }
+    }
+
+    /// Route the head packet of its input VC, choose a candidate, and post a request.
+    pub(crate) fn request(&mut self, pkt: u32) {
+        let now = self.queue.now().ps();
+        let (q, dst, size, seq) = {
+            let p = self.packets.get(pkt);
+            (p.q, p.dst, p.wire_bytes, p.seq)
+        };
+        let in_port = q / self.vcs;
+        let in_vc = (q % self.vcs) as u8;
+        let router = self.graph.owner[in_port as usize];
+        let base = self.graph.port_offset[router as usize];
+        let local_in = in_port - base;
+        let mut cands = self.cands;
+        self.routing.route(router, local_in, in_vc, dst, &mut cands);
+        let hops = cands.as_slice();
+        debug_assert!(!hops.is_empty(), "routing returned no candidate");
+        // Selection: prefer an idle output with room; then most free credit; rotate the start by
+        // packet id so equivalent ports (e.g. several reception engines) share the load.
+        let n = hops.len();
+        let start = if n > 1 { (seq % n as u64) as usize } else { 0 };
+        let mut best = (0u8, 0u32, hops[start]);
+        for k in 0..n {
+            let h = hops[(start + k) % n];
+            let out = base + h.port;
+            let cred = self.credits[(out * self.vcs + h.vc as u32) as usize];
+            let idle = self.busy_until[out as usize] <= now;
+            let score = ((cred >= size) as u8) * 2 + idle as u8;
+            if k == 0 || (score, cred) > (best.0, best.1) {
+                best = (score, cred, h);
+            }
+        }
+        let h = best.2;
+        let out = base + h.port;
+        let p = self.packets.get_mut(pkt);
+        p.out = out;
+        p.out_vc = h.vc;
+        let bit = local_in * self.vcs + in_vc as u32;
+        self.req[out as usize] |= 1u128 << bit;
+        self.arbitrate(out);
+    }
+
+    /// Grant output `out` to one requesting input VC, if it is idle and someone fits.
+    pub(crate) fn arbitrate(&mut self, out: u32) {
+        let now = self.queue.now().ps();
+        if self.busy_until[out as usize] > now {
+            return;
+        }
+        let mask = self.req[out as usize];
+        if mask == 0 {
+            return;
+        }
+        let router = self.graph.owner[out as usize];
+        let qbase = self.graph.port_offset[router as usize] * self.vcs;
+        let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
+        // Highest priority class first, round-robin after the last grant within it.
+        let mut best: Option<(u8, u32)> = None;
+        let start = (self.rr[out as usize] as u32 + 1) % 128;
+        let rotated = mask.rotate_right(start);
+        let mut m = rotated;
+        while m != 0 {
+            let k = m.trailing_zeros();
+            m &= m - 1;
+            let bit = (k + start) % 128;
+            let q = qbase + bit;
+            let pkt = self.q_head[q as usize];
+            let p = self.packets.get(pkt);
+            if !terminal && self.credits[(out * self.vcs + p.out_vc as u32) as usize] < p.wire_bytes {
+                continue;
+            }
+            if best.is_none_or(|(bp, _)| p.prio > bp) {
+                best = Some((p.prio, bit));
+            }
+        }
+        match best {
+            Some((_, bit)) => self.grant(out, bit, qbase + bit),
+            None => {
+                if self.stall_since[out as usize] == u64::MAX {
+                    self.stall_since[out as usize] = now;
+                }
+            }
+        }
+    }
+
+    fn grant(&mut self, out: u32, bit: u32, q: u32) {
+        let now = self.queue.now().ps();
+        self.req[out as usize] &= !(1u128 << bit);
+        self.rr[out as usize] = bit as u8;
+        let pkt = self.pop_q(q);
+        self.q_busy[q as usize] = true;
+        let (size, tail, out_vc) = {
+            let p = self.packets.get(pkt);
+            (p.wire_bytes, p.tail, p.out_vc)
+        };
+        let ser = self.serialization(out, size);
+        let finish = (now + ser).max(tail);
+        let c = &mut self.counters[out as usize];
+        c.bytes += size as u64;
+        c.packets += 1;
+        c.busy_ps += finish - now;
+        if self.stall_since[out as usize] != u64::MAX {
+            c.stall_ps += now - self.stall_since[out as usize];
+            self.stall_since[out as usize] = u64::MAX;
+        }
+        self.busy_until[out as usize] = finish;
+        self.last_progress = now;
+        self.out.packet_hops += 1;
+        let lat = self.channel_latency(out);
+        if self.graph.kind[out as usize] == PortKind::Terminal {
+            self.queue.schedule(Time(finish + lat), Ev::Deliver(pkt));
+        } else {
+            self.credits[(out * self.vcs + out_vc as u32) as usize] -= size;
+            let ds_port = self.graph.peer[out as usize];
+            let ds_q = ds_port * self.vcs + out_vc as u32;
+            self.push_q(ds_q, pkt);
+            let p = self.packets.get_mut(pkt);
+            p.q = ds_q;
+            p.ready = false;
+            p.out = NIL;
+            p.hops += 1;
+            p.tail = finish + lat;
+            self.queue.schedule(Time(now + lat + self.p.router_delay.ps()), Ev::Ready(pkt));
+        }
+        self.queue.schedule(Time(finish), Ev::OutFree { port: out, q, bytes: size });
+    }
+
+    pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
+        self.q_busy[q as usize] = false;
+        // The packet's tail has left input VC `q`: return its space upstream.
+        let in_port = q / self.vcs;
+        let vc = (q % self.vcs) as u8;
+        let up = self.upstream[in_port as usize];
+        let delay = self.credit_latency(up);
+        if delay == 0 {
+            self.on_credit(up, vc, bytes);
+        } else {
+            let at = self.queue.now() + Time(delay);
+            self.queue.schedule(at, Ev::Credit { port: up, vc, bytes });
+        }
+        let h = self.q_head[q as usize];
+        if h != NIL && self.packets.get(h).ready {
+            self.request(h);
+        }
+        self.arbitrate(out);
+    }
+
+    pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {
+        self.credits[(port * self.vcs + vc as u32) as usize] += bytes;
+        if self.is_pseudo(port) {
+            let node = (port - self.total_ports()) / self.graph.engines;
+            self.try_inject(node);
+        } else if self.req[port as usize] != 0 {
+            self.arbitrate(port);
+        }
+    }
+}

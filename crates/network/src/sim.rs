@@ -1,0 +1,429 @@
+//! The simulation: network state (struct of arrays indexed by global port / node), the event
+//! loop, measurement windows and correctness guards.
+
+use crate::packet::{Message, Packet, Slab, NIL};
+use crate::params::NetworkParams;
+use crate::workload::{Api, Delivered, Workload};
+use fabricsim_core::{NodeId, SimError, Time};
+use fabricsim_engine::EventQueue;
+use fabricsim_routing::{Candidates, Routing};
+use fabricsim_stats::{LatencyHistogram, PortCounters};
+use fabricsim_topology::{PortGraph, PortKind};
+
+/// Events. Plain data, 16 bytes.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Ev {
+    /// A packet's head has passed the router pipeline and may request an output.
+    Ready(u32),
+    /// Output `port` finished sending a packet of `bytes` that came from input VC `q`.
+    OutFree { port: u32, q: u32, bytes: u32 },
+    /// Credits return to output (or NIC engine) `port`.
+    Credit { port: u32, vc: u8, bytes: u32 },
+    /// A NIC engine finished pushing a packet into its router.
+    EngineFree(u32),
+    /// A packet's tail reached its destination NIC.
+    Deliver(u32),
+    /// A workload timer.
+    Wake(u32),
+}
+
+/// Measurement window and stopping rules.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunLimits {
+    /// Messages created before this are warm-up traffic and not measured.
+    pub warmup: Time,
+    /// Length of the measurement window that follows the warm-up.
+    pub measure: Time,
+    /// After the window, keep running (traffic continues) until every measured message has
+    /// arrived, but at most this long.
+    pub drain: Time,
+}
+
+/// How a run ended and what it measured.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub sim_time: Time,
+    pub events: u64,
+    /// Packets handed from NICs to routers.
+    pub packets_injected: u64,
+    pub packets_delivered: u64,
+    /// Payload bytes delivered (whole run).
+    pub bytes_delivered: u64,
+    pub messages_delivered: u64,
+    /// Router traversals (grants at router outputs, ejection included).
+    pub packet_hops: u64,
+    /// Latency of measured messages, creation to last byte delivered.
+    pub message_latency: LatencyHistogram,
+    /// Latency of measured packets.
+    pub packet_latency: LatencyHistogram,
+    /// Payload bytes delivered inside the measurement window.
+    pub window_bytes: u64,
+    pub window: Time,
+    /// Whether every measured message arrived (false: saturated, results biased).
+    pub drained: bool,
+    /// High-water marks of the packet and message slabs.
+    pub peak_packets: usize,
+    pub peak_messages: usize,
+}
+
+/// Network state, separate from the workload so both can be borrowed at once.
+pub struct Core {
+    pub(crate) graph: PortGraph,
+    pub(crate) routing: Routing,
+    pub(crate) p: NetworkParams,
+    pub(crate) queue: EventQueue<Ev>,
+    pub(crate) vcs: u32,
+    /// Router ports + NIC engine pseudo-ports (`total_ports + node * engines + e`).
+    pub(crate) busy_until: Vec<u64>,
+    pub(crate) credits: Vec<u32>,
+    /// Requests per router output: bit `local_port * vcs + vc` of the input VC whose head wants it.
+    pub(crate) req: Vec<u128>,
+    pub(crate) rr: Vec<u8>,
+    pub(crate) stall_since: Vec<u64>,
+    pub(crate) counters: Vec<PortCounters>,
+    /// Who feeds each router port's input side: the peer output, or the NIC pseudo-port.
+    pub(crate) upstream: Vec<u32>,
+    pub(crate) q_head: Vec<u32>,
+    pub(crate) q_tail: Vec<u32>,
+    pub(crate) q_busy: Vec<bool>,
+    pub(crate) packets: Slab<Packet>,
+    pub(crate) messages: Slab<Message>,
+    pub(crate) nic_head: Vec<u32>,
+    pub(crate) nic_tail: Vec<u32>,
+    pub(crate) nic_rr: Vec<u32>,
+    pub(crate) cands: Candidates,
+    // bookkeeping
+    pub(crate) next_seq: u64,
+    pub(crate) delivered_bits: Vec<u64>,
+    pub(crate) last_progress: u64,
+    pub(crate) in_network: u64,
+    pub(crate) measured_outstanding: u64,
+    pub(crate) window_start: u64,
+    pub(crate) window_end: u64,
+    pub(crate) error: Option<SimError>,
+    pub(crate) out: Outcome,
+}
+
+/// A simulation: network state plus a workload.
+pub struct Simulation<W: Workload> {
+    core: Core,
+    workload: W,
+}
+
+impl Core {
+    pub(crate) fn total_ports(&self) -> u32 {
+        self.graph.total_ports()
+    }
+
+    #[inline]
+    pub(crate) fn is_pseudo(&self, port: u32) -> bool {
+        port >= self.graph.total_ports()
+    }
+
+    /// Latency of the channel leaving `port` (router output or NIC pseudo-port).
+    #[inline]
+    pub(crate) fn channel_latency(&self, port: u32) -> u64 {
+        if self.is_pseudo(port) {
+            self.p.nic_latency.ps() + self.p.terminal_latency.ps()
+        } else if self.graph.kind[port as usize] == PortKind::Network {
+            self.p.link_latency.ps()
+        } else {
+            self.p.terminal_latency.ps()
+        }
+    }
+
+    /// Latency of credits travelling back to `port`.
+    #[inline]
+    pub(crate) fn credit_latency(&self, port: u32) -> u64 {
+        if self.is_pseudo(port) {
+            self.p.terminal_latency.ps()
+        } else {
+            self.p.link_latency.ps()
+        }
+    }
+
+    #[inline]
+    pub(crate) fn serialization(&self, port: u32, bytes: u32) -> u64 {
+        let bw = if !self.is_pseudo(port) && self.graph.kind[port as usize] == PortKind::Network {
+            self.p.link_bandwidth
+        } else {
+            self.p.terminal_bandwidth
+        };
+        let bps = bw.bytes_per_sec();
+        (bytes as u64 * 1_000_000_000_000).div_ceil(bps)
+    }
+
+    #[inline]
+    pub(crate) fn push_q(&mut self, q: u32, pkt: u32) {
+        self.packets.get_mut(pkt).next = NIL;
+        let t = self.q_tail[q as usize];
+        if t == NIL {
+            self.q_head[q as usize] = pkt;
+        } else {
+            self.packets.get_mut(t).next = pkt;
+        }
+        self.q_tail[q as usize] = pkt;
+    }
+
+    #[inline]
+    pub(crate) fn pop_q(&mut self, q: u32) -> u32 {
+        let h = self.q_head[q as usize];
+        let n = self.packets.get(h).next;
+        self.q_head[q as usize] = n;
+        if n == NIL {
+            self.q_tail[q as usize] = NIL;
+        }
+        h
+    }
+
+    pub(crate) fn wake_at(&mut self, node: NodeId, at: Time) {
+        let at = at.max(self.queue.now());
+        self.queue.schedule(at, Ev::Wake(node));
+    }
+
+    fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
+        let now = self.queue.now().ps();
+        let p = *self.packets.get(pkt);
+        let word = (p.seq / 64) as usize;
+        if word >= self.delivered_bits.len() {
+            self.delivered_bits.resize(word + 1 + word / 2, 0);
+        }
+        let bit = 1u64 << (p.seq % 64);
+        if self.delivered_bits[word] & bit != 0 {
+            self.error.get_or_insert(SimError::DuplicateDelivery { packet: p.seq });
+        }
+        self.delivered_bits[word] |= bit;
+        self.packets.remove(pkt);
+        self.in_network -= 1;
+        self.last_progress = now;
+        self.out.packets_delivered += 1;
+        self.out.bytes_delivered += p.payload as u64;
+        if now >= self.window_start && now < self.window_end {
+            self.out.window_bytes += p.payload as u64;
+        }
+        let m = self.messages.get_mut(p.msg);
+        m.delivered += p.payload as u64;
+        let measured = m.measured;
+        if measured {
+            self.out.packet_latency.record(Time(now - p.created));
+        }
+        if m.delivered < m.bytes {
+            return None;
+        }
+        let m = *m;
+        self.messages.remove(p.msg);
+        self.out.messages_delivered += 1;
+        if measured {
+            self.measured_outstanding -= 1;
+            self.out.message_latency.record(Time(now - m.created));
+        }
+        Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
+    }
+
+    /// Describe up to 8 stuck input VCs for the deadlock report.
+    fn stuck_ports(&self) -> String {
+        let mut v = Vec::new();
+        for q in 0..self.q_head.len() {
+            let h = self.q_head[q];
+            if h == NIL {
+                continue;
+            }
+            let port = q as u32 / self.vcs;
+            let router = self.graph.owner[port as usize];
+            let pk = self.packets.get(h);
+            let want = if pk.out == NIL {
+                String::new()
+            } else {
+                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), pk.out_vc, self.credits[(pk.out * self.vcs + pk.out_vc as u32) as usize])
+            };
+            v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
+            if v.len() == 8 {
+                v.push("...".into());
+                break;
+            }
+        }
+        v.join("; ")
+    }
+}
+
+impl<W: Workload> Simulation<W> {
+    /// Build a simulation. The graph must have `params.engines` attachments per node.
+    pub fn new(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W) -> Result<Self, SimError> {
+        params.validate()?;
+        let vcs = params.vcs as u32;
+        let max_ports = graph.max_ports();
+        if max_ports * vcs > 128 {
+            return Err(fabricsim_core::ConfigError::new(
+                "router.vcs",
+                format!("{} VCs x {} ports per router exceeds the 128 input VCs a router supports", vcs, max_ports),
+            )
+            .into());
+        }
+        let tp = graph.total_ports() as usize;
+        let pseudo = (graph.nodes * graph.engines) as usize;
+        let mut credits = vec![0u32; (tp + pseudo) * vcs as usize];
+        let mut upstream = vec![NIL; tp];
+        for p in 0..tp {
+            match graph.kind[p] {
+                PortKind::Network => {
+                    upstream[p] = graph.peer[p];
+                    for vc in 0..vcs as usize {
+                        credits[p * vcs as usize + vc] = params.buffer_bytes;
+                    }
+                }
+                PortKind::Terminal => {
+                    for vc in 0..vcs as usize {
+                        credits[p * vcs as usize + vc] = u32::MAX;
+                    }
+                }
+                PortKind::Unconnected => {}
+            }
+        }
+        for (i, &gp) in graph.attach.iter().enumerate() {
+            let ps = tp + i;
+            upstream[gp as usize] = ps as u32;
+            for vc in 0..vcs as usize {
+                credits[ps * vcs as usize + vc] = params.buffer_bytes;
+            }
+        }
+        let nodes = graph.nodes as usize;
+        let core = Core {
+            busy_until: vec![0; tp + pseudo],
+            credits,
+            req: vec![0; tp],
+            rr: vec![0; tp],
+            stall_since: vec![u64::MAX; tp],
+            counters: vec![PortCounters::default(); tp],
+            upstream,
+            q_head: vec![NIL; tp * vcs as usize],
+            q_tail: vec![NIL; tp * vcs as usize],
+            q_busy: vec![false; tp * vcs as usize],
+            packets: Slab::default(),
+            messages: Slab::default(),
+            nic_head: vec![NIL; nodes],
+            nic_tail: vec![NIL; nodes],
+            nic_rr: vec![0; nodes],
+            cands: Candidates::default(),
+            next_seq: 0,
+            delivered_bits: Vec::new(),
+            last_progress: 0,
+            in_network: 0,
+            measured_outstanding: 0,
+            window_start: 0,
+            window_end: u64::MAX,
+            error: None,
+            out: Outcome {
+                sim_time: Time::ZERO,
+                events: 0,
+                packets_injected: 0,
+                packets_delivered: 0,
+                bytes_delivered: 0,
+                messages_delivered: 0,
+                packet_hops: 0,
+                message_latency: LatencyHistogram::new(),
+                packet_latency: LatencyHistogram::new(),
+                window_bytes: 0,
+                window: Time::ZERO,
+                drained: true,
+                peak_packets: 0,
+                peak_messages: 0,
+            },
+            queue: EventQueue::new(),
+            vcs,
+            graph,
+            routing,
+            p: params,
+        };
+        Ok(Simulation { core, workload })
+    }
+
+    pub fn graph(&self) -> &PortGraph {
+        &self.core.graph
+    }
+    pub fn params(&self) -> &NetworkParams {
+        &self.core.p
+    }
+    pub fn workload(&self) -> &W {
+        &self.workload
+    }
+    /// Per-port counters, indexed by global port id.
+    pub fn port_counters(&self) -> &[PortCounters] {
+        &self.core.counters
+    }
+
+    /// Run to completion. `progress` is called now and then with the current simulated time.
+    pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
+        let c = &mut self.core;
+        c.window_start = limits.warmup.ps();
+        c.window_end = (limits.warmup + limits.measure).ps();
+        let hard_end = c.window_end.saturating_add(limits.drain.ps());
+        self.workload.start(&mut Api { core: &mut self.core });
+        let watchdog = self.core.p.watchdog.ps();
+        let mut n = 0u64;
+        loop {
+            let c = &mut self.core;
+            let Some((now, ev)) = c.queue.pop() else {
+                if c.in_network > 0 {
+                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (c.queue.now().ps() - c.last_progress) / 1000, ports: c.stuck_ports() });
+                }
+                break;
+            };
+            let now = now.ps();
+            if now > hard_end {
+                c.out.drained = c.measured_outstanding == 0;
+                break;
+            }
+            if c.in_network > 0 && now - c.last_progress > watchdog {
+                return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (now - c.last_progress) / 1000, ports: c.stuck_ports() });
+            }
+            match ev {
+                Ev::Ready(pkt) => c.on_ready(pkt),
+                Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
+                Ev::Credit { port, vc, bytes } => c.on_credit(port, vc, bytes),
+                Ev::EngineFree(ps) => {
+                    let node = (ps - c.total_ports()) / c.graph.engines;
+                    c.try_inject(node);
+                }
+                Ev::Deliver(pkt) => {
+                    if let Some(d) = c.deliver(pkt) {
+                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
+                    }
+                }
+                Ev::Wake(node) => self.workload.wake(node, &mut Api { core: &mut self.core }),
+            }
+            let c = &mut self.core;
+            if let Some(e) = c.error.take() {
+                return Err(e);
+            }
+            n += 1;
+            if n % (1 << 20) == 0 {
+                progress(Time(now));
+            }
+            if now >= c.window_end && c.measured_outstanding == 0 {
+                break;
+            }
+            if self.workload.finished() && self.core.in_network == 0 && self.core.messages.live() == 0 {
+                break;
+            }
+        }
+        let c = &mut self.core;
+        let in_flight = c.packets.live() as u64;
+        // Two independent counts must agree: packets alive in the slab, and the running
+        // injected - delivered balance kept by the event handlers.
+        if c.out.packets_injected != c.out.packets_delivered + in_flight || c.in_network != in_flight {
+            return Err(SimError::Conservation {
+                injected: c.out.packets_injected,
+                delivered: c.out.packets_delivered,
+                in_flight,
+            });
+        }
+        c.out.sim_time = c.queue.now();
+        c.out.events = c.queue.events_processed();
+        let end = c.queue.now().ps().min(c.window_end);
+        c.out.window = Time(end.saturating_sub(c.window_start));
+        c.out.peak_packets = c.packets.capacity_used();
+        c.out.peak_messages = c.messages.capacity_used();
+        Ok(c.out.clone())
+    }
+}
+

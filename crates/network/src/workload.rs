@@ -1,0 +1,60 @@
+//! The interface between the network and whatever creates traffic.
+//!
+//! The network never knows where traffic comes from: a [`Workload`] is called at start, when a
+//! node's timer it asked for fires, and when one of its messages is fully delivered. Through the
+//! [`Api`] it sends messages and sets timers. Synthetic patterns, benchmarks, and later per-rank
+//! schedules (collectives, trace replay) are all workloads.
+
+use crate::sim::Core;
+use fabricsim_core::{NodeId, Time};
+
+/// A message whose last byte has reached its destination NIC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivered {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub bytes: u64,
+    pub tag: u64,
+    pub created: Time,
+    pub delivered: Time,
+}
+
+/// A traffic source.
+pub trait Workload {
+    /// Called once at time zero.
+    fn start(&mut self, api: &mut Api);
+    /// A timer set with [`Api::wake_at`] fired for `node`.
+    fn wake(&mut self, _node: NodeId, _api: &mut Api) {}
+    /// A message was delivered.
+    fn delivered(&mut self, _msg: &Delivered, _api: &mut Api) {}
+    /// A closed workload (a benchmark with a fixed amount of work) returns true once it needs
+    /// nothing more; open-loop traffic never finishes by itself.
+    fn finished(&self) -> bool {
+        false
+    }
+}
+
+/// What a workload may do to the network.
+pub struct Api<'a> {
+    pub(crate) core: &'a mut Core,
+}
+
+impl Api<'_> {
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.core.queue.now()
+    }
+    pub fn nodes(&self) -> u32 {
+        self.core.graph.nodes
+    }
+    /// Queue a message of `bytes` at `src`'s NIC for `dst`. `tag` comes back on delivery.
+    #[inline]
+    pub fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64) {
+        self.core.send(src, dst, bytes, tag);
+    }
+    /// Call [`Workload::wake`] for `node` at time `at` (not before now).
+    #[inline]
+    pub fn wake_at(&mut self, node: NodeId, at: Time) {
+        self.core.wake_at(node, at);
+    }
+}

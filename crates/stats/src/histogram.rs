@@ -1,0 +1,89 @@
+//! Latency histogram in picoseconds with 3 significant digits (hdrhistogram), summarised in ns.
+
+use fabricsim_core::Time;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+#[derive(Debug, Clone)]
+pub struct LatencyHistogram {
+    h: Histogram<u64>,
+    sum_ps: u128,
+}
+
+impl Default for LatencyHistogram {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Summary statistics in nanoseconds. All zero when nothing was recorded.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
+pub struct LatencySummary {
+    pub count: u64,
+    pub mean: f64,
+    pub min: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl LatencyHistogram {
+    pub fn new() -> Self {
+        LatencyHistogram { h: Histogram::new(3).expect("3 significant digits is valid"), sum_ps: 0 }
+    }
+
+    #[inline]
+    pub fn record(&mut self, t: Time) {
+        // Auto-resizing histogram: recording cannot fail for u64 values.
+        let _ = self.h.record(t.ps().max(1));
+        self.sum_ps += t.ps() as u128;
+    }
+
+    pub fn count(&self) -> u64 {
+        self.h.len()
+    }
+
+    /// Exact mean (kept beside the histogram, not bucketed).
+    pub fn mean(&self) -> Time {
+        if self.h.is_empty() {
+            Time::ZERO
+        } else {
+            Time((self.sum_ps / self.h.len() as u128) as u64)
+        }
+    }
+
+    pub fn summary(&self) -> LatencySummary {
+        if self.h.is_empty() {
+            return LatencySummary::default();
+        }
+        let ns = |ps: u64| ps as f64 / 1000.0;
+        LatencySummary {
+            count: self.h.len(),
+            mean: self.sum_ps as f64 / self.h.len() as f64 / 1000.0,
+            min: ns(self.h.min()),
+            p50: ns(self.h.value_at_quantile(0.5)),
+            p99: ns(self.h.value_at_quantile(0.99)),
+            max: ns(self.h.max()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summary_of_known_values() {
+        let mut h = LatencyHistogram::new();
+        for v in 1..=100u64 {
+            h.record(Time::from_ns(v));
+        }
+        let s = h.summary();
+        assert_eq!(s.count, 100);
+        assert!((s.mean - 50.5).abs() < 1e-9);
+        assert!((s.p50 - 50.0).abs() < 0.1, "{}", s.p50);
+        assert!((s.p99 - 99.0).abs() < 0.1, "{}", s.p99);
+        assert!((s.max - 100.0).abs() < 0.1);
+        assert_eq!(LatencyHistogram::new().summary().count, 0);
+    }
+}

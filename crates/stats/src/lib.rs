@@ -1,0 +1,9 @@
+//! Statistics: latency histograms and per-port counters, and the serialisable summaries the
+//! CLI prints as JSON. The network layer records into these; nothing here knows how a network
+//! works.
+
+pub mod histogram;
+pub mod ports;
+
+pub use histogram::{LatencyHistogram, LatencySummary};
+pub use ports::{PortCounters, PortReport};

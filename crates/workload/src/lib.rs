@@ -1,0 +1,95 @@
+//! Workloads: where traffic comes from.
+//!
+//! * [`OpenLoop`]: every node creates single-packet messages as a Poisson process at an offered
+//!   load (fraction of the node's injection bandwidth) with destinations from a [`Pattern`].
+//! * [`PingPong`]: one message bounces between two nodes; reports the one-way latency.
+//! * [`Throughput`]: one node streams messages to another; reports delivered bandwidth.
+//! * [`AllToAll`]: every node sends one message to every other node; reports completion time.
+//!
+//! [`AnyWorkload`] is the closed set the facade builds from a scenario.
+
+pub mod all_to_all;
+pub mod open_loop;
+pub mod pattern;
+pub mod pingpong;
+pub mod throughput;
+
+pub use all_to_all::AllToAll;
+pub use open_loop::OpenLoop;
+pub use pattern::{Pattern, Shape};
+pub use pingpong::PingPong;
+pub use throughput::Throughput;
+
+use fabricsim_core::NodeId;
+use fabricsim_network::{Api, Delivered, Workload};
+use serde::Serialize;
+
+/// Workload-specific results (fields not meaningful for a workload are `None`).
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct WorkloadReport {
+    /// Mean one-way latency of the ping-pong messages.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub one_way_latency_ns: Option<f64>,
+    /// Delivered payload bandwidth of a stream or exchange, GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub throughput_gb_per_s: Option<f64>,
+    /// Time until the last message of a closed workload arrived.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completion_ns: Option<f64>,
+    /// Messages the workload created.
+    pub messages: u64,
+}
+
+pub enum AnyWorkload {
+    OpenLoop(OpenLoop),
+    PingPong(PingPong),
+    Throughput(Throughput),
+    AllToAll(AllToAll),
+}
+
+impl AnyWorkload {
+    pub fn report(&self) -> WorkloadReport {
+        match self {
+            AnyWorkload::OpenLoop(w) => w.report(),
+            AnyWorkload::PingPong(w) => w.report(),
+            AnyWorkload::Throughput(w) => w.report(),
+            AnyWorkload::AllToAll(w) => w.report(),
+        }
+    }
+    /// Whether this workload runs until its work is done (rather than for a time window).
+    pub fn is_closed(&self) -> bool {
+        !matches!(self, AnyWorkload::OpenLoop(_))
+    }
+}
+
+impl Workload for AnyWorkload {
+    fn start(&mut self, api: &mut Api) {
+        match self {
+            AnyWorkload::OpenLoop(w) => w.start(api),
+            AnyWorkload::PingPong(w) => w.start(api),
+            AnyWorkload::Throughput(w) => w.start(api),
+            AnyWorkload::AllToAll(w) => w.start(api),
+        }
+    }
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        if let AnyWorkload::OpenLoop(w) = self {
+            w.wake(node, api)
+        }
+    }
+    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
+        match self {
+            AnyWorkload::OpenLoop(w) => w.delivered(m, api),
+            AnyWorkload::PingPong(w) => w.delivered(m, api),
+            AnyWorkload::Throughput(w) => w.delivered(m, api),
+            AnyWorkload::AllToAll(w) => w.delivered(m, api),
+        }
+    }
+    fn finished(&self) -> bool {
+        match self {
+            AnyWorkload::OpenLoop(w) => w.finished(),
+            AnyWorkload::PingPong(w) => w.finished(),
+            AnyWorkload::Throughput(w) => w.finished(),
+            AnyWorkload::AllToAll(w) => w.finished(),
+        }
+    }
+}

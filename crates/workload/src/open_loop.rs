@@ -1,0 +1,79 @@
+//! Open-loop synthetic traffic: each node creates single-packet messages as a Poisson process.
+//! The rate is set so that wire bytes offered per node equal `load` times the node's injection
+//! bandwidth (engines x engine bandwidth). Each node draws from its own random stream, so a
+//! node's sequence of destinations and times does not depend on the rest of the network.
+
+use crate::pattern::{Pattern, Shape};
+use crate::WorkloadReport;
+use fabricsim_core::rng::Stream;
+use fabricsim_core::{NodeId, RngStreams, Time};
+use fabricsim_network::{Api, Delivered, Workload};
+use rand::Rng;
+
+pub struct OpenLoop {
+    shape: Shape,
+    pattern: Pattern,
+    payload: u64,
+    /// Mean gap between a node's messages, in ps.
+    mean_gap_ps: f64,
+    rngs: Vec<Stream>,
+    created: u64,
+}
+
+impl OpenLoop {
+    /// `wire_bytes` is the packet size on the wire, `payload` what it carries, and
+    /// `node_injection_bytes_per_s` the node's injection bandwidth.
+    pub fn new(
+        shape: Shape,
+        pattern: Pattern,
+        load: f64,
+        payload: u64,
+        wire_bytes: u64,
+        node_injection_bytes_per_s: f64,
+        seeds: RngStreams,
+    ) -> Self {
+        let rate_per_ps = load * node_injection_bytes_per_s / 1e12 / wire_bytes as f64;
+        let n = shape.nodes();
+        OpenLoop {
+            shape,
+            pattern,
+            payload,
+            mean_gap_ps: if rate_per_ps > 0.0 { 1.0 / rate_per_ps } else { f64::INFINITY },
+            rngs: (0..n).map(|i| seeds.stream(0, i as u64)).collect(),
+            created: 0,
+        }
+    }
+
+    fn gap(&mut self, node: NodeId) -> Time {
+        let u: f64 = self.rngs[node as usize].gen::<f64>();
+        let g = -(1.0 - u).ln() * self.mean_gap_ps;
+        Time((g.round() as u64).max(1))
+    }
+
+    pub fn report(&self) -> WorkloadReport {
+        WorkloadReport { messages: self.created, ..Default::default() }
+    }
+}
+
+impl Workload for OpenLoop {
+    fn start(&mut self, api: &mut Api) {
+        if !self.mean_gap_ps.is_finite() {
+            return;
+        }
+        for node in 0..self.shape.nodes() {
+            let g = self.gap(node);
+            api.wake_at(node, g);
+        }
+    }
+
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        if let Some(dst) = self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize]) {
+            api.send(node, dst, self.payload, 0);
+            self.created += 1;
+        }
+        let g = self.gap(node);
+        api.wake_at(node, api.now() + g);
+    }
+
+    fn delivered(&mut self, _m: &Delivered, _api: &mut Api) {}
+}

@@ -1,0 +1,247 @@
+//! Destination patterns for synthetic traffic, defined on node coordinates. On a torus the
+//! coordinates are the torus's; on a fat-tree a node id is a single coordinate on a ring of all
+//! nodes (so "nearest neighbour" means id +/- 1).
+
+use fabricsim_core::{ConfigError, NodeId};
+use fabricsim_topology::Topology;
+use rand::Rng;
+
+/// Coordinates of nodes: per-axis length and wrap.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shape {
+    pub dims: Vec<u32>,
+    pub wrap: Vec<bool>,
+}
+
+impl Shape {
+    pub fn of(topo: &Topology) -> Shape {
+        match topo {
+            Topology::Torus(t) => Shape { dims: t.shape().to_vec(), wrap: t.wrap().to_vec() },
+            Topology::FatTree(f) => Shape { dims: vec![f.nodes()], wrap: vec![true] },
+        }
+    }
+    pub fn nodes(&self) -> u32 {
+        self.dims.iter().product()
+    }
+    pub fn coords(&self, mut n: NodeId) -> Vec<u32> {
+        self.dims
+            .iter()
+            .map(|&k| {
+                let c = n % k;
+                n /= k;
+                c
+            })
+            .collect()
+    }
+    pub fn node(&self, c: &[u32]) -> NodeId {
+        let mut id = 0;
+        for (a, &k) in self.dims.iter().enumerate().rev() {
+            id = id * k + c[a];
+        }
+        id
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Pattern {
+    UniformRandom,
+    /// A random neighbour one hop away along a random axis.
+    NearestNeighbor,
+    /// Coordinates reversed: (c0, c1, ..., cn-1) -> (cn-1, ..., c0). 2-D: matrix transpose.
+    Transpose,
+    /// Every coordinate complemented: c -> k - 1 - c.
+    BitComplement,
+    /// Every coordinate moved forward by ceil(k/2) - 1 (the classic worst case for rings).
+    Tornado,
+    /// A fraction `fraction` of messages go to a node among the first `nodes` node ids; the rest
+    /// are uniform random.
+    HotRegion { fraction: f64, nodes: u32 },
+    /// Uniformly among the nodes within `radius` hops (L1 distance on coordinates).
+    Sphere { radius: u32 },
+}
+
+impl Pattern {
+    /// Check the pattern against a shape.
+    pub fn check(&self, s: &Shape) -> Result<(), ConfigError> {
+        match self {
+            Pattern::Transpose => {
+                let d = s.dims.len();
+                for i in 0..d {
+                    if s.dims[i] != s.dims[d - 1 - i] {
+                        return Err(ConfigError::new(
+                            "workload.type",
+                            format!("'transpose' needs a shape that reads the same reversed; {:?} does not", s.dims),
+                        ));
+                    }
+                }
+            }
+            Pattern::HotRegion { fraction, nodes } => {
+                if !(0.0..=1.0).contains(fraction) {
+                    return Err(ConfigError::new("workload.hot_fraction", format!("{fraction} must be between 0 and 1")));
+                }
+                if *nodes == 0 || *nodes > s.nodes() {
+                    return Err(ConfigError::new("workload.hot_nodes", format!("{nodes} must be between 1 and {}", s.nodes())));
+                }
+            }
+            Pattern::Sphere { radius } if *radius == 0 => {
+                return Err(ConfigError::new("workload.radius", "0 leaves no destination; use at least 1"));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Destination for a message from `src`, or `None` when the pattern maps `src` to itself
+    /// (such nodes stay silent).
+    pub fn destination(&self, s: &Shape, src: NodeId, rng: &mut impl Rng) -> Option<NodeId> {
+        let n = s.nodes();
+        let dst = match self {
+            Pattern::UniformRandom => uniform_other(n, src, rng),
+            Pattern::NearestNeighbor => {
+                let axes: Vec<usize> = (0..s.dims.len()).filter(|&a| s.dims[a] > 1).collect();
+                let a = axes[rng.gen_range(0..axes.len())];
+                let mut c = s.coords(src);
+                let k = s.dims[a];
+                let up = rng.gen_bool(0.5);
+                c[a] = match (up, c[a], s.wrap[a]) {
+                    (true, x, _) if x + 1 < k => x + 1,
+                    (true, _, true) => 0,
+                    (true, x, false) => x - 1,
+                    (false, 0, true) => k - 1,
+                    (false, 0, false) => 1,
+                    (false, x, _) => x - 1,
+                };
+                s.node(&c)
+            }
+            Pattern::Transpose => {
+                let mut c = s.coords(src);
+                c.reverse();
+                s.node(&c)
+            }
+            Pattern::BitComplement => {
+                let c: Vec<u32> = s.coords(src).iter().zip(&s.dims).map(|(&x, &k)| k - 1 - x).collect();
+                s.node(&c)
+            }
+            Pattern::Tornado => {
+                let c: Vec<u32> = s.coords(src).iter().zip(&s.dims).map(|(&x, &k)| (x + k.div_ceil(2) - 1) % k).collect();
+                s.node(&c)
+            }
+            Pattern::HotRegion { fraction, nodes } => {
+                if rng.gen_bool(*fraction) {
+                    let d = rng.gen_range(0..*nodes);
+                    if d == src {
+                        uniform_other(n, src, rng)
+                    } else {
+                        d
+                    }
+                } else {
+                    uniform_other(n, src, rng)
+                }
+            }
+            Pattern::Sphere { radius } => sphere(s, src, *radius, rng)?,
+        };
+        (dst != src).then_some(dst)
+    }
+}
+
+fn uniform_other(n: u32, src: NodeId, rng: &mut impl Rng) -> NodeId {
+    let d = rng.gen_range(0..n - 1);
+    if d >= src {
+        d + 1
+    } else {
+        d
+    }
+}
+
+/// Rejection-sample an offset vector with 1 <= |offset|_1 <= radius that stays inside the shape.
+fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
+    let c = s.coords(src);
+    let r = radius as i64;
+    for _ in 0..10_000 {
+        let mut l1 = 0;
+        let mut d = c.clone();
+        let mut ok = true;
+        for a in 0..s.dims.len() {
+            let k = s.dims[a] as i64;
+            let span = r.min(if s.wrap[a] { k / 2 } else { k - 1 });
+            let o = rng.gen_range(-span..=span);
+            l1 += o.abs();
+            let x = c[a] as i64 + o;
+            let x = if s.wrap[a] {
+                x.rem_euclid(k)
+            } else if x < 0 || x >= k {
+                ok = false;
+                0
+            } else {
+                x
+            };
+            d[a] = x as u32;
+        }
+        if ok && l1 >= 1 && l1 <= r {
+            let dst = s.node(&d);
+            if dst != src {
+                return Some(dst);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn shape(d: &[u32], w: &[bool]) -> Shape {
+        Shape { dims: d.to_vec(), wrap: w.to_vec() }
+    }
+
+    #[test]
+    fn coords_round_trip() {
+        let s = shape(&[3, 4, 5], &[true, false, true]);
+        for n in 0..60 {
+            assert_eq!(s.node(&s.coords(n)), n);
+        }
+    }
+
+    #[test]
+    fn permutations_are_as_defined() {
+        let s = shape(&[4, 4], &[true, true]);
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        // node (1,2) = 1 + 2*4 = 9
+        assert_eq!(Pattern::Transpose.destination(&s, 9, &mut rng), Some(2 + 4));
+        assert_eq!(Pattern::BitComplement.destination(&s, 9, &mut rng), Some(2 + 4));
+        assert_eq!(Pattern::BitComplement.destination(&s, 0, &mut rng), Some(15));
+        // tornado on k=4: +1 per axis
+        assert_eq!(Pattern::Tornado.destination(&s, 0, &mut rng), Some(1 + 4));
+        assert_eq!(Pattern::Transpose.destination(&s, 5, &mut rng), None);
+    }
+
+    #[test]
+    fn random_patterns_respect_their_definitions() {
+        let s = shape(&[8, 8, 8], &[true, true, false]);
+        let topo = fabricsim_topology::Torus::new(vec![8, 8, 8], Some(vec![true, true, false]), None).unwrap();
+        let mut rng = rand::rngs::StdRng::seed_from_u64(2);
+        for src in [0u32, 77, 511] {
+            for _ in 0..200 {
+                let d = Pattern::UniformRandom.destination(&s, src, &mut rng).unwrap();
+                assert!(d != src && d < 512);
+                let d = Pattern::NearestNeighbor.destination(&s, src, &mut rng).unwrap();
+                assert_eq!(topo.distance(src, d), 1);
+                let d = Pattern::Sphere { radius: 2 }.destination(&s, src, &mut rng).unwrap();
+                assert!((1..=2).contains(&topo.distance(src, d)));
+            }
+        }
+        let hot = Pattern::HotRegion { fraction: 1.0, nodes: 8 };
+        for _ in 0..100 {
+            let d = hot.destination(&s, 100, &mut rng).unwrap();
+            assert!(d < 8);
+        }
+    }
+
+    #[test]
+    fn transpose_needs_a_symmetric_shape() {
+        assert!(Pattern::Transpose.check(&shape(&[4, 8], &[true, true])).is_err());
+        assert!(Pattern::Transpose.check(&shape(&[4, 2, 4], &[true, true, true])).is_ok());
+    }
+}
