@@ -1,0 +1,181 @@
+//! `fabricsim`: thin command-line glue over the `fabricsim` library.
+//!
+//! Exit codes: 0 success, 1 a run failed (deadlock, conservation), 2 bad input.
+
+use clap::{Parser, Subcommand};
+use fabricsim::{Error, Plan, Scenario};
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario (the built-in default when none is given) and print a summary.
+    Run {
+        scenario: Option<PathBuf>,
+        /// Override a key: --set topology.shape=[4,4] (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the full report as JSON to FILE ("-" for standard output).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Print the topology analysis of a scenario.
+    Info {
+        scenario: Option<PathBuf>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Print JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Latency-load curve over offered loads.
+    Sweep {
+        scenario: Option<PathBuf>,
+        /// Comma-separated offered loads, e.g. 0.1,0.2,0.3.
+        #[arg(long, value_delimiter = ',', required = true)]
+        loads: Vec<f64>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the curve as CSV to FILE.
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Write the curve as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
+    /// Print the default scenario as TOML (a starting point for your own).
+    Default,
+}
+
+fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
+    let mut s = match path {
+        Some(p) => Scenario::from_file(p)?,
+        None => {
+            let mut s = Scenario::default();
+            s.name = Some("default: 8x8x8 torus, uniform random, 40% load".into());
+            s
+        }
+    };
+    s.apply_overrides(set)?;
+    Ok(s)
+}
+
+fn write_out(path: &PathBuf, text: &str) -> Result<(), Error> {
+    if path.as_os_str() == "-" {
+        println!("{text}");
+        Ok(())
+    } else {
+        std::fs::write(path, text).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
+    }
+}
+
+fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {elapsed}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    pb.set_message(what.to_string());
+    Some(pb)
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Error::Config(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Error::Io(e)) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+        Err(Error::Sim(e)) => {
+            eprintln!("simulation failed: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    match cli.cmd {
+        Cmd::Run { scenario, set, json } => {
+            let s = load(&scenario, &set)?;
+            let plan = Plan::new(&s)?;
+            let horizon = (plan.limits.warmup + plan.limits.measure).ps();
+            let pb = if plan.closed { None } else { progress_bar(100, "simulating") };
+            let report = plan.run_with_progress(|t| {
+                if let Some(pb) = &pb {
+                    pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
+                }
+            })?;
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            if json.as_ref().is_none_or(|p| p.as_os_str() != "-") {
+                print!("{}", report.summary());
+            }
+            if let Some(p) = json {
+                write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
+            }
+        }
+        Cmd::Info { scenario, set, json } => {
+            let s = load(&scenario, &set)?;
+            let a = Plan::new(&s)?.analysis();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&a).expect("analysis serialises"));
+            } else {
+                println!("nodes                      {}", a.nodes);
+                println!("routers                    {}", a.routers);
+                println!("links                      {}", a.links);
+                println!("terminal links             {}", a.terminal_links);
+                println!("ports per node             {}", a.ports_per_node);
+                println!("diameter                   {}", a.diameter);
+                println!("average hops               {:.4}", a.average_hops);
+                println!("bisection bandwidth        {:.3} GB/s", a.bisection_bandwidth / 1e9);
+                println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
+            }
+        }
+        Cmd::Sweep { scenario, loads, set, csv, json } => {
+            let s = load(&scenario, &set)?;
+            let pb = progress_bar(loads.len() as u64, "sweeping loads");
+            let rep = fabricsim::sweep(&s, &loads, |_| {
+                if let Some(pb) = &pb {
+                    pb.inc(1);
+                }
+            })?;
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            println!("{:>8} {:>10} {:>12} {:>12} {:>10}", "offered", "accepted", "mean ns", "p99 ns", "state");
+            for p in &rep.points {
+                let state = if p.saturated { "SATURATED" } else { "ok" };
+                println!("{:>8.3} {:>10.4} {:>12.1} {:>12.1} {:>10}", p.offered_load, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, state);
+            }
+            match rep.saturation_load {
+                Some(l) => println!("saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),
+                None => println!("saturation: not reached; peak accepted {:.4}", rep.saturation_throughput),
+            }
+            if let Some(p) = csv {
+                write_out(&p, &rep.to_csv())?;
+            }
+            if let Some(p) = json {
+                write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
+            }
+        }
+        Cmd::Default => print!("{}", Scenario::default().to_toml_string()),
+    }
+    Ok(())
+}

@@ -1,0 +1,59 @@
+//! fabricsim: a fast packet-level simulator of supercomputer interconnects.
+//!
+//! This crate is the facade: it reads a [`Scenario`] (TOML with typed units), checks it against
+//! the topology ([`Plan::new`]), runs it ([`Plan::run`]) and summarises the result as a
+//! serialisable [`RunReport`]. The CLI and (later) Python bindings are thin layers over it.
+//!
+//! ```
+//! use fabricsim::{Scenario, Plan};
+//! let mut s = Scenario::from_toml_str(r#"
+//!     [topology]
+//!     shape = [4, 4]
+//!     [workload]
+//!     type = "pingpong"
+//!     src = [0, 0]
+//!     dst = [2, 0]
+//!     message_size = "8B"
+//! "#).unwrap();
+//! s.set("router.delay", "50ns").unwrap();
+//! let report = Plan::new(&s).unwrap().run().unwrap();
+//! assert!(report.workload.one_way_latency_ns.unwrap() > 0.0);
+//! ```
+//!
+//! Layers underneath, each its own crate with one-way dependencies:
+//! `core` (units, ids, errors) → `topology` → `routing` → `engine` → `network` → `workload`,
+//! with `stats` beside them.
+
+pub mod plan;
+pub mod report;
+pub mod scenario;
+pub mod sweep;
+
+pub use plan::Plan;
+pub use report::RunReport;
+pub use scenario::Scenario;
+pub use sweep::{sweep, SweepPoint, SweepReport};
+
+pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, SimError, Time};
+
+/// Everything that can go wrong in the facade.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Bad input: the CLI prints it on one line and exits with code 2.
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    /// The run itself failed (deadlock, conservation).
+    #[error("{0}")]
+    Sim(SimError),
+    #[error("{0}")]
+    Io(String),
+}
+
+impl From<SimError> for Error {
+    fn from(e: SimError) -> Self {
+        match e {
+            SimError::Config(c) => Error::Config(c),
+            other => Error::Sim(other),
+        }
+    }
+}

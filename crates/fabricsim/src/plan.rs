@@ -1,0 +1,236 @@
+//! From a checked scenario to a runnable plan: topology built, routing checked against it,
+//! network parameters resolved, workload described.
+
+use crate::report::RunReport;
+use crate::scenario::Scenario;
+use crate::Error;
+use fabricsim_core::{ConfigError, NodeId, RngStreams, Time};
+use fabricsim_network::{NetworkParams, RunLimits, Simulation, Workload};
+use fabricsim_routing::{Routing, RoutingSpec};
+use fabricsim_topology::{analysis, Analysis, FatTree, Topology, Torus};
+use fabricsim_workload::{AllToAll, AnyWorkload, OpenLoop, Pattern, PingPong, Shape, Throughput};
+
+/// A validated scenario, ready to run any number of times.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub scenario: Scenario,
+    pub topology: Topology,
+    pub routing: Routing,
+    pub params: NetworkParams,
+    pub limits: RunLimits,
+    /// A closed workload (benchmark) runs until done; an open-loop one for a time window.
+    pub closed: bool,
+}
+
+const OPEN_LOOP: &[&str] =
+    &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
+const CLOSED: &[&str] = &["pingpong", "throughput", "all_to_all"];
+
+impl Plan {
+    /// Check everything that can be checked before running.
+    pub fn new(s: &Scenario) -> Result<Plan, Error> {
+        let t = &s.topology;
+        let topology = match t.kind.as_str() {
+            "torus" | "mesh" => {
+                let wrap = t.wrap.clone().or_else(|| (t.kind == "mesh").then(|| vec![false; t.shape.len()]));
+                Topology::Torus(Torus::new(t.shape.clone(), wrap, t.axes.clone())?)
+            }
+            "fat_tree" => Topology::FatTree(FatTree::new(t.radix, t.levels, t.rails, t.full_radix_top)?),
+            other => {
+                return Err(ConfigError::new("topology.type", format!("'{other}' is not one of torus, mesh, fat_tree")).into())
+            }
+        };
+        let engines = match (&topology, s.nic.injection_engines) {
+            (Topology::FatTree(f), Some(e)) if e != f.rails() => {
+                return Err(ConfigError::new(
+                    "nic.injection_engines",
+                    format!("{e} differs from topology.rails = {}; a fat-tree NIC has one engine per rail", f.rails()),
+                )
+                .into())
+            }
+            (Topology::FatTree(f), _) => f.rails(),
+            (_, Some(e)) => e,
+            (_, None) => 1,
+        };
+        let rspec = match (s.routing.kind.as_deref(), &topology) {
+            (Some("dimension_order"), _) | (None, Topology::Torus(_)) => {
+                RoutingSpec::DimensionOrder { order: s.routing.order.clone() }
+            }
+            (Some("up_down"), _) | (None, Topology::FatTree(_)) => RoutingSpec::FatTreeUpDown,
+            (Some(other), _) => {
+                return Err(ConfigError::new("routing.type", format!("'{other}' is not one of dimension_order, up_down")).into())
+            }
+        };
+        if s.routing.order.is_some() && rspec == RoutingSpec::FatTreeUpDown {
+            return Err(ConfigError::new("routing.order", "only applies to dimension_order routing").into());
+        }
+        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?;
+        let direct = matches!(topology, Topology::Torus(_));
+        let packet = s.workload.packet_size.get();
+        if packet == 0 || packet > u32::MAX as u64 / 2 {
+            return Err(ConfigError::new("workload.packet_size", format!("{packet}B is not a usable packet size")).into());
+        }
+        let params = NetworkParams {
+            link_bandwidth: t.link_bandwidth,
+            link_latency: t.link_latency,
+            router_delay: s.router.delay,
+            terminal_bandwidth: s.nic.bandwidth.unwrap_or(t.link_bandwidth),
+            terminal_latency: if direct { Time::ZERO } else { t.link_latency },
+            terminal_router_delay: if direct { Time::ZERO } else { s.router.delay },
+            nic_latency: s.nic.latency,
+            engines,
+            vcs: s.router.vcs,
+            buffer_bytes: s.router.buffer.get().min(u32::MAX as u64 / 2) as u32,
+            max_packet_bytes: packet as u32,
+            header_bytes: s.nic.header.get() as u32,
+            watchdog: s.sim.watchdog,
+        };
+        params.validate()?;
+        let kind = s.workload.kind.as_str();
+        let closed = CLOSED.contains(&kind);
+        if !closed && !OPEN_LOOP.contains(&kind) {
+            return Err(ConfigError::new(
+                "workload.type",
+                format!("'{kind}' is not one of {}", [OPEN_LOOP, CLOSED].concat().join(", ")),
+            )
+            .into());
+        }
+        if !closed && !(0.0..=1.0).contains(&s.workload.load) {
+            return Err(ConfigError::new("workload.load", format!("{} must be between 0 and 1", s.workload.load)).into());
+        }
+        if s.sim.duration == Time::ZERO {
+            return Err(ConfigError::new("sim.duration", "must be positive").into());
+        }
+        let limits = if closed {
+            RunLimits { warmup: Time::ZERO, measure: s.sim.max_time, drain: Time::ZERO }
+        } else {
+            RunLimits {
+                warmup: s.sim.warmup.unwrap_or(Time(s.sim.duration.ps() / 4)),
+                measure: s.sim.duration,
+                drain: s.sim.drain.unwrap_or(s.sim.duration * 4),
+            }
+        };
+        let plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed };
+        plan.build_workload()?; // check workload fields now
+        Ok(plan)
+    }
+
+    /// Topology analysis (the `info` command).
+    pub fn analysis(&self) -> Analysis {
+        analysis::analyze(&self.topology, self.params.engines, self.params.link_bandwidth)
+    }
+
+    /// Injection bandwidth of one node, bytes per second.
+    pub fn node_injection_bandwidth(&self) -> f64 {
+        self.params.engines as f64 * self.params.terminal_bandwidth.bytes_per_sec() as f64
+    }
+
+    fn node_at(&self, field: &str, coords: &Option<Vec<u32>>) -> Result<NodeId, Error> {
+        let c = coords
+            .as_ref()
+            .ok_or_else(|| ConfigError::new(field, format!("is required by workload type '{}'", self.scenario.workload.kind)))?;
+        let r = match &self.topology {
+            Topology::Torus(t) => t.node_at(c),
+            Topology::FatTree(f) => match c.as_slice() {
+                [n] if *n < f.nodes() => Ok(*n),
+                _ => Err(format!("{c:?} is not a single node id below {}", f.nodes())),
+            },
+        };
+        r.map_err(|m| ConfigError::new(field, m).into())
+    }
+
+    fn unused(&self, fields: &[(&str, bool)]) -> Result<(), Error> {
+        for (name, set) in fields {
+            if *set {
+                return Err(ConfigError::new(
+                    format!("workload.{name}"),
+                    format!("is not used by workload type '{}'", self.scenario.workload.kind),
+                )
+                .into());
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh workload instance for one run.
+    pub fn build_workload(&self) -> Result<AnyWorkload, Error> {
+        let w = &self.scenario.workload;
+        let size = w.message_size.map(|b| b.get()).unwrap_or(8);
+        let shape = Shape::of(&self.topology);
+        let seeds = RngStreams::new(self.scenario.sim.seed);
+        let endpoints = |p: &Plan| -> Result<(NodeId, NodeId), Error> {
+            let a = p.node_at("workload.src", &w.src)?;
+            let b = p.node_at("workload.dst", &w.dst)?;
+            if a == b {
+                return Err(ConfigError::new("workload.dst", "is the same node as workload.src").into());
+            }
+            Ok((a, b))
+        };
+        let hot_set = w.hot_fraction.is_some() || w.hot_nodes.is_some();
+        Ok(match w.kind.as_str() {
+            "pingpong" => {
+                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                let (a, b) = endpoints(self)?;
+                AnyWorkload::PingPong(PingPong::new(a, b, size, w.iterations.unwrap_or(10)))
+            }
+            "throughput" => {
+                self.unused(&[("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                let (a, b) = endpoints(self)?;
+                AnyWorkload::Throughput(Throughput::new(a, b, size, w.messages.unwrap_or(16)))
+            }
+            "all_to_all" => {
+                self.unused(&[("src", w.src.is_some()), ("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4)))
+            }
+            kind => {
+                self.unused(&[
+                    ("src", w.src.is_some()),
+                    ("dst", w.dst.is_some()),
+                    ("message_size", w.message_size.is_some()),
+                    ("iterations", w.iterations.is_some()),
+                    ("messages", w.messages.is_some()),
+                    ("window", w.window.is_some()),
+                    ("hot_fraction", hot_set && kind != "hot_region"),
+                    ("radius", w.radius.is_some() && kind != "sphere"),
+                ])?;
+                let pattern = match kind {
+                    "uniform_random" => Pattern::UniformRandom,
+                    "nearest_neighbor" => Pattern::NearestNeighbor,
+                    "transpose" => Pattern::Transpose,
+                    "bit_complement" => Pattern::BitComplement,
+                    "tornado" => Pattern::Tornado,
+                    "hot_region" => Pattern::HotRegion {
+                        fraction: w.hot_fraction.unwrap_or(0.25),
+                        nodes: w.hot_nodes.unwrap_or((self.topology.nodes() / 8).max(1)),
+                    },
+                    _ => Pattern::Sphere { radius: w.radius.unwrap_or(2) },
+                };
+                pattern.check(&shape)?;
+                let wire = self.params.max_packet_bytes as u64;
+                let payload = wire - self.params.header_bytes as u64;
+                AnyWorkload::OpenLoop(OpenLoop::new(shape, pattern, w.load, payload, wire, self.node_injection_bandwidth(), seeds))
+            }
+        })
+    }
+
+    /// Run once, reporting progress (simulated time) now and then.
+    pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
+        let started = std::time::Instant::now();
+        let graph = self.topology.build_graph(self.params.engines);
+        let workload = self.build_workload()?;
+        let closed = workload.is_closed();
+        let mut sim = Simulation::new(graph, self.routing.clone(), self.params.clone(), workload)?;
+        let outcome = sim.run(self.limits, progress)?;
+        if closed && !sim.workload().finished() {
+            return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(
+                "sim.max_time",
+                format!("{} was reached before the workload finished", self.scenario.sim.max_time),
+            ))));
+        }
+        Ok(RunReport::new(self, &sim, &outcome, started.elapsed().as_secs_f64()))
+    }
+
+    pub fn run(&self) -> Result<RunReport, Error> {
+        self.run_with_progress(|_| {})
+    }
+}

@@ -1,0 +1,305 @@
+//! The scenario file: plain structs deserialised from TOML, every unknown key rejected with its
+//! path. Defaults are listed on each field.
+
+use crate::Error;
+use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
+use serde::{Deserialize, Serialize};
+
+/// A whole scenario. Every section may be omitted.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// A name for reports.
+    pub name: Option<String>,
+    pub topology: TopologySpec,
+    pub router: RouterSpec,
+    pub nic: NicSpec,
+    pub routing: RoutingToml,
+    pub workload: WorkloadSpec,
+    pub sim: SimSpec,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TopologySpec {
+    /// "torus" (n-D mesh/torus; per-axis `wrap`) or "fat_tree".
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Torus: length of each axis. Default [8, 8, 8].
+    pub shape: Vec<u32>,
+    /// Torus: wrap-around per axis (true = torus, false = mesh). Default all true.
+    pub wrap: Option<Vec<bool>>,
+    /// Torus: axis names, e.g. ["X","Y","Z","A","B","C"]. Default d0, d1, ...
+    pub axes: Option<Vec<String>>,
+    /// One direction of one link. Default 5GB/s.
+    pub link_bandwidth: Bandwidth,
+    /// One link's latency. Default 20ns.
+    pub link_latency: Time,
+    /// Fat-tree: switch radix (even). Default 16.
+    pub radix: u32,
+    /// Fat-tree: switch levels. Default 3.
+    pub levels: u32,
+    /// Fat-tree: independent planes, each node attached to all. Default 1.
+    pub rails: u32,
+    /// Fat-tree: top switches use all ports downwards (2x nodes). Default false.
+    pub full_radix_top: bool,
+}
+
+impl Default for TopologySpec {
+    fn default() -> Self {
+        TopologySpec {
+            kind: "torus".into(),
+            shape: vec![8, 8, 8],
+            wrap: None,
+            axes: None,
+            link_bandwidth: Bandwidth(5_000_000_000),
+            link_latency: Time::from_ns(20),
+            radix: 16,
+            levels: 3,
+            rails: 1,
+            full_radix_top: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterSpec {
+    /// Pipeline delay per router traversal. Default 40ns.
+    pub delay: Time,
+    /// Virtual channels per port. Default 2.
+    pub vcs: u8,
+    /// Input buffer per VC. Default 4KiB.
+    pub buffer: Bytes,
+}
+
+impl Default for RouterSpec {
+    fn default() -> Self {
+        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096) }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct NicSpec {
+    /// Injection/reception engines per node. Default 1 (fat-tree: one per rail).
+    pub injection_engines: Option<u32>,
+    /// Per-packet time from engine start to the packet's head leaving the NIC. Default 100ns.
+    pub latency: Time,
+    /// Bandwidth of each engine's path to the router. Default: the link bandwidth.
+    pub bandwidth: Option<Bandwidth>,
+    /// Header bytes per packet (counted on the wire, not as payload). Default 0B.
+    pub header: Bytes,
+}
+
+impl Default for NicSpec {
+    fn default() -> Self {
+        NicSpec { injection_engines: None, latency: Time::from_ns(100), bandwidth: None, header: Bytes(0) }
+    }
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RoutingToml {
+    /// "dimension_order" (torus default) or "up_down" (fat-tree default).
+    #[serde(rename = "type")]
+    pub kind: Option<String>,
+    /// Dimension order: axis names in routing order. Default: axis order.
+    pub order: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct WorkloadSpec {
+    /// uniform_random (default), nearest_neighbor, transpose, bit_complement, tornado,
+    /// hot_region, sphere, pingpong, throughput, all_to_all.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Open-loop: offered load as a fraction of each node's injection bandwidth. Default 0.4.
+    pub load: f64,
+    /// Open-loop: packet size on the wire, header included; also the largest packet. Default 512B.
+    pub packet_size: Bytes,
+    /// pingpong / throughput: source coordinates (fat-tree: [node id]).
+    pub src: Option<Vec<u32>>,
+    /// pingpong / throughput: destination coordinates.
+    pub dst: Option<Vec<u32>>,
+    /// pingpong / throughput / all_to_all: message size. Default 8B.
+    pub message_size: Option<Bytes>,
+    /// pingpong: round trips. Default 10.
+    pub iterations: Option<u64>,
+    /// throughput: messages in the stream. Default 16.
+    pub messages: Option<u64>,
+    /// all_to_all: messages outstanding per node. Default 4.
+    pub window: Option<u32>,
+    /// hot_region: fraction of traffic sent to the hot nodes. Default 0.25.
+    pub hot_fraction: Option<f64>,
+    /// hot_region: the hot nodes are node ids 0..hot_nodes. Default 1/8 of the nodes.
+    pub hot_nodes: Option<u32>,
+    /// sphere: hop radius of destinations. Default 2.
+    pub radius: Option<u32>,
+}
+
+impl Default for WorkloadSpec {
+    fn default() -> Self {
+        WorkloadSpec {
+            kind: "uniform_random".into(),
+            load: 0.4,
+            packet_size: Bytes(512),
+            src: None,
+            dst: None,
+            message_size: None,
+            iterations: None,
+            messages: None,
+            window: None,
+            hot_fraction: None,
+            hot_nodes: None,
+            radius: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SimSpec {
+    /// Seed of every random stream. Default 1.
+    pub seed: u64,
+    /// Open-loop: length of the measurement window. Default 20us.
+    pub duration: Time,
+    /// Open-loop: warm-up before the window; messages created in it are not measured.
+    /// Default: a quarter of `duration`.
+    pub warmup: Option<Time>,
+    /// Open-loop: longest extra time to let measured messages arrive after the window.
+    /// Default: 4 x `duration`.
+    pub drain: Option<Time>,
+    /// Closed workloads (pingpong, throughput, all_to_all): give up after this. Default 100ms.
+    pub max_time: Time,
+    /// Deadlock watchdog. Default 100us.
+    pub watchdog: Time,
+}
+
+impl Default for SimSpec {
+    fn default() -> Self {
+        SimSpec {
+            seed: 1,
+            duration: Time::from_us(20),
+            warmup: None,
+            drain: None,
+            max_time: Time::from_us(100_000),
+            watchdog: Time::from_us(100),
+        }
+    }
+}
+
+impl Scenario {
+    /// Parse TOML; errors name the offending key path.
+    pub fn from_toml_str(text: &str) -> Result<Scenario, Error> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| Error::Config(toml_error(e)))?;
+        Self::from_value(value)
+    }
+
+    pub fn from_file(path: &std::path::Path) -> Result<Scenario, Error> {
+        let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+        Self::from_toml_str(&text)
+    }
+
+    fn from_value(value: toml::Value) -> Result<Scenario, Error> {
+        serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            Error::Config(ConfigError::new(if path == "." { "scenario".into() } else { path }, inner))
+        })
+    }
+
+    fn to_value(&self) -> toml::Value {
+        toml::Value::try_from(self).expect("a scenario always serialises")
+    }
+
+    /// Override one key: `set("topology.shape", "[4,4]")`, `set("sim.duration", "5us")`.
+    /// The value is read as a TOML value, or as a string if it is not one.
+    pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
+        let mut root = self.to_value();
+        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
+            .ok()
+            .and_then(|mut t| t.remove("v"))
+            .unwrap_or_else(|| toml::Value::String(value.to_string()));
+        let parts: Vec<&str> = key.split('.').collect();
+        if parts.iter().any(|p| p.is_empty()) {
+            return Err(Error::Config(ConfigError::new(key, "is not a key path like section.key")));
+        }
+        let mut cur = &mut root;
+        for (i, part) in parts.iter().enumerate() {
+            let table = cur
+                .as_table_mut()
+                .ok_or_else(|| Error::Config(ConfigError::new(parts[..i].join("."), "is not a section")))?;
+            if i + 1 == parts.len() {
+                table.insert(part.to_string(), parsed.clone());
+                break;
+            }
+            cur = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
+        }
+        *self = Self::from_value(root)?;
+        Ok(())
+    }
+
+    /// Apply `key=value` overrides in order.
+    pub fn apply_overrides(&mut self, sets: &[String]) -> Result<(), Error> {
+        for s in sets {
+            let (k, v) = s
+                .split_once('=')
+                .ok_or_else(|| Error::Config(ConfigError::new("--set", format!("'{s}' is not key.path=value"))))?;
+            self.set(k.trim(), v.trim())?;
+        }
+        Ok(())
+    }
+
+    /// The scenario as TOML text.
+    pub fn to_toml_string(&self) -> String {
+        toml::to_string(self).expect("a scenario always serialises")
+    }
+}
+
+fn toml_error(e: toml::de::Error) -> ConfigError {
+    let msg = e.message().to_string();
+    ConfigError::new("scenario", msg.lines().next().unwrap_or("malformed TOML").to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_are_named() {
+        let e = Scenario::from_toml_str("[topology]\nshap = [4]\n").unwrap_err().to_string();
+        assert!(e.starts_with("topology"), "{e}");
+        assert!(e.contains("shap"), "{e}");
+    }
+
+    #[test]
+    fn bad_units_are_named() {
+        let e = Scenario::from_toml_str("[topology]\nlink_latency = \"20 parsecs\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("topology.link_latency"), "{e}");
+        assert!(e.contains("parsecs"), "{e}");
+    }
+
+    #[test]
+    fn overrides_apply_and_are_checked() {
+        let mut s = Scenario::default();
+        s.set("topology.shape", "[4, 4]").unwrap();
+        s.set("sim.duration", "5us").unwrap();
+        s.set("workload.type", "tornado").unwrap();
+        assert_eq!(s.topology.shape, vec![4, 4]);
+        assert_eq!(s.sim.duration, Time::from_us(5));
+        assert_eq!(s.workload.kind, "tornado");
+        let e = s.set("router.vcz", "2").unwrap_err().to_string();
+        assert!(e.contains("vcz"), "{e}");
+        let e = s.set("router.delay", "fast").unwrap_err().to_string();
+        assert!(e.starts_with("router.delay"), "{e}");
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let s = Scenario::default();
+        let back = Scenario::from_toml_str(&s.to_toml_string()).unwrap();
+        assert_eq!(s, back);
+    }
+}
