@@ -206,6 +206,8 @@ impl Scenario {
         serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
+            // One line: toml appends "in `section`" on a line of its own.
+            let inner = inner.lines().next().unwrap_or_default().to_string();
             Error::Config(ConfigError::new(if path == "." { "scenario".into() } else { path }, inner))
         })
     }

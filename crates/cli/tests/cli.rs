@@ -1,0 +1,98 @@
+//! The command line, run as a user would.
+
+use std::process::Command;
+
+fn fabricsim(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+fn example(name: &str) -> String {
+    format!("{}/../../examples/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn run_default_prints_a_summary() {
+    let (code, out, _) = fabricsim(&["run", "--set", "sim.duration=2us"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("uniform_random on 512 nodes"), "{out}");
+    assert!(out.contains("accepted"), "{out}");
+}
+
+#[test]
+fn run_json_has_the_documented_keys() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("r.json");
+    let (code, _, err) = fabricsim(&["run", &example("torus-uniform.toml"), "--json", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    for k in ["sim_time_ns", "packets_injected", "packets_delivered", "bytes_delivered", "wall_seconds", "events", "events_per_second", "packet_hops"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+    for k in ["mean", "p50", "p99", "max"] {
+        assert!(v["latency_ns"].get(k).is_some(), "missing latency_ns.{k}");
+    }
+    assert!(v["accepted_throughput"]["fraction_of_injection"].as_f64().unwrap() > 0.2);
+    let port = &v["ports"][0];
+    for k in ["bytes", "busy_ns", "idle_ns", "credit_stall_ns"] {
+        assert!(port.get(k).is_some(), "missing ports[].{k}");
+    }
+}
+
+#[test]
+fn info_json_reports_the_analysis() {
+    let (code, out, _) = fabricsim(&["info", "--json", "--set", "topology.shape=[24,18,16,2,3,2]", "--set", "topology.wrap=[true,false,true,false,true,false]"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["nodes"], 82944);
+    assert_eq!(v["ports_per_node"], 10);
+    for k in ["links", "diameter", "average_hops", "bisection_bandwidth", "total_injection_bandwidth"] {
+        assert!(v.get(k).is_some(), "missing {k}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_exit_code_2() {
+    for args in [
+        vec!["run", "--set", "topology.shap=[4]"],
+        vec!["run", "--set", "router.delay=fast"],
+        vec!["run", "--set", "topology.shape=[4,0]"],
+        vec!["run", "--set", "routing.order=[\"d0\",\"d7\"]"],
+        vec!["run", "/no/such/file.toml"],
+        vec!["info", "--set", "nonsense"],
+    ] {
+        let (code, out, err) = fabricsim(&args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("error: "), "{err}");
+        assert!(!err.contains("panicked"));
+    }
+}
+
+#[test]
+fn sweep_writes_csv_and_finds_saturation() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let csv = dir.join("s.csv");
+    let (code, out, err) = fabricsim(&[
+        "sweep", &example("torus-uniform.toml"), "--loads", "0.1,0.95", "--set", "workload.type=tornado", "--set", "topology.shape=[8,8]", "--csv", csv.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("SATURATED"), "{out}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 3);
+    assert!(text.starts_with("offered_load,accepted_fraction"));
+}
+
+#[test]
+fn every_example_runs() {
+    let dir = format!("{}/../../examples", env!("CARGO_MANIFEST_DIR"));
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "toml") {
+            let (code, _, err) = fabricsim(&["run", p.to_str().unwrap()]);
+            assert_eq!(code, 0, "{}: {err}", p.display());
+        }
+    }
+}

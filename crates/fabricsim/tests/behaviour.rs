@@ -1,0 +1,259 @@
+//! Behaviour of whole simulations built from scenarios.
+
+use fabricsim::{Plan, Scenario};
+use fabricsim_core::{Bandwidth, Time};
+use fabricsim_topology::Topology;
+use proptest::prelude::*;
+
+fn scenario(toml: &str) -> Scenario {
+    Scenario::from_toml_str(toml).unwrap()
+}
+
+fn pingpong_torus(shape: &[u32], wrap: &[bool], src: &[u32], dst: &[u32], size: u64) -> Scenario {
+    let mut s = Scenario::default();
+    s.topology.shape = shape.to_vec();
+    s.topology.wrap = Some(wrap.to_vec());
+    s.workload.kind = "pingpong".into();
+    s.workload.src = Some(src.to_vec());
+    s.workload.dst = Some(dst.to_vec());
+    s.workload.message_size = Some(fabricsim::Bytes(size));
+    s.workload.iterations = Some(2);
+    s
+}
+
+mod zero_load_latency {
+    use super::*;
+
+    /// NIC + hops x (router + link) + serialisation, on a direct network.
+    fn closed_form(s: &Scenario, hops: u64, bytes: u64) -> f64 {
+        let ser = s.topology.link_bandwidth.serialization(bytes);
+        let t = s.nic.latency + (s.router.delay + s.topology.link_latency) * hops + ser;
+        t.as_ns_f64()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(40))]
+        #[test]
+        fn torus_one_packet_matches_closed_form(
+            shape in proptest::collection::vec(2u32..7, 1..4),
+            wraps in proptest::collection::vec(any::<bool>(), 3),
+            seed in any::<u64>(),
+            size in 1u64..512,
+            delay_ns in 1u64..100,
+            lat_ns in 0u64..100,
+        ) {
+            let wrap = &wraps[..shape.len()];
+            let n: u32 = shape.iter().product();
+            let a = (seed % n as u64) as u32;
+            let b = ((seed / 7) % n as u64) as u32;
+            prop_assume!(a != b);
+            let coords = |mut x: u32| shape.iter().map(|&k| { let c = x % k; x /= k; c }).collect::<Vec<u32>>();
+            let mut s = pingpong_torus(&shape, wrap, &coords(a), &coords(b), size);
+            s.router.delay = Time::from_ns(delay_ns);
+            s.topology.link_latency = Time::from_ns(lat_ns);
+            let plan = Plan::new(&s).unwrap();
+            let hops = plan.topology.distance(a, b) as u64;
+            let r = plan.run().unwrap();
+            let got = r.workload.one_way_latency_ns.unwrap();
+            prop_assert!((got - closed_form(&s, hops, size)).abs() < 1e-6, "got {got}, hops {hops}");
+        }
+    }
+
+    #[test]
+    fn fat_tree_adds_nic_links_and_one_router_per_switch() {
+        let mut s = scenario(
+            r#"
+            [topology]
+            type = "fat_tree"
+            radix = 4
+            levels = 3
+            [workload]
+            type = "pingpong"
+            src = [0]
+            dst = [7]
+            message_size = "64B"
+            "#,
+        );
+        s.sim.seed = 1;
+        let plan = Plan::new(&s).unwrap();
+        let hops = plan.topology.distance(0, 7) as u64; // links, NIC links included
+        assert_eq!(hops, 6);
+        let r = plan.run().unwrap();
+        let ser = s.topology.link_bandwidth.serialization(64);
+        let want = s.nic.latency + s.topology.link_latency * hops + s.router.delay * (hops - 1) + ser;
+        assert!((r.workload.one_way_latency_ns.unwrap() - want.as_ns_f64()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn multi_packet_message_pipelines_over_hops() {
+        // A message of m packets pays serialisation m times but hop latency once (cut-through).
+        let mut s = pingpong_torus(&[8], &[true], &[0], &[3], 2048);
+        s.workload.packet_size = fabricsim::Bytes(512);
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        let ser = s.topology.link_bandwidth.serialization(512);
+        let want = s.nic.latency + (s.router.delay + s.topology.link_latency) * 3 + ser * 4;
+        assert!((r.workload.one_way_latency_ns.unwrap() - want.as_ns_f64()).abs() < 1e-6);
+    }
+}
+
+mod conservation_and_determinism {
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(16))]
+        #[test]
+        fn every_packet_is_accounted_for(
+            shape in proptest::collection::vec(2u32..5, 1..4),
+            load in 0.05f64..1.0,
+            pattern in 0usize..5,
+            seed in any::<u64>(),
+        ) {
+            let kinds = ["uniform_random", "nearest_neighbor", "bit_complement", "tornado", "hot_region"];
+            let mut s = Scenario::default();
+            s.topology.shape = shape;
+            s.workload.kind = kinds[pattern].into();
+            s.workload.load = load;
+            s.sim.seed = seed;
+            s.sim.duration = Time::from_us(2);
+            // The run itself checks injected == delivered + in flight and no duplicates.
+            let r = Plan::new(&s).unwrap().run().unwrap();
+            prop_assert!(r.packets_delivered <= r.packets_injected);
+            if r.drained {
+                prop_assert_eq!(r.latency_ns.count as f64 > 0.0 || r.packets_injected == 0, true);
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_result_and_other_seed_differs() {
+        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let a = Plan::new(&s).unwrap().run().unwrap();
+        let b = Plan::new(&s).unwrap().run().unwrap();
+        assert_eq!(a.packets_injected, b.packets_injected);
+        assert_eq!(a.latency_ns, b.latency_ns);
+        assert_eq!(a.events, b.events);
+        s.sim.seed += 1;
+        let c = Plan::new(&s).unwrap().run().unwrap();
+        assert_ne!(a.latency_ns, c.latency_ns);
+    }
+
+    #[test]
+    fn accepted_equals_offered_below_saturation() {
+        let s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        assert!(r.drained);
+        let acc = r.accepted_throughput.fraction_of_injection;
+        assert!((acc - 0.3).abs() < 0.03, "accepted {acc}");
+    }
+
+    #[test]
+    fn window_length_does_not_change_the_steady_state() {
+        // Results must not flip with the measurement window: a 4x longer window agrees within noise.
+        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let short = Plan::new(&s).unwrap().run().unwrap();
+        s.sim.duration = Time::from_us(20);
+        let long = Plan::new(&s).unwrap().run().unwrap();
+        let (a, b) = (short.latency_ns.mean, long.latency_ns.mean);
+        assert!((a - b).abs() / b < 0.08, "{a} vs {b}");
+        let (a, b) = (short.accepted_throughput.fraction_of_injection, long.accepted_throughput.fraction_of_injection);
+        assert!((a - b).abs() < 0.03, "{a} vs {b}");
+    }
+}
+
+mod throughput_and_saturation {
+    use super::*;
+
+    #[test]
+    fn single_stream_approaches_link_bandwidth() {
+        let mut s = pingpong_torus(&[4, 4], &[true, true], &[0, 0], &[1, 0], 65536);
+        s.workload.kind = "throughput".into();
+        s.workload.iterations = None;
+        s.workload.messages = Some(8);
+        s.workload.packet_size = fabricsim::Bytes(512);
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        let gbs = r.workload.throughput_gb_per_s.unwrap();
+        let link = s.topology.link_bandwidth.as_gb_per_s();
+        assert!(gbs <= link && gbs > 0.98 * link, "{gbs} vs {link}");
+    }
+
+    #[test]
+    fn header_bytes_cost_bandwidth() {
+        let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 65536);
+        s.workload.kind = "throughput".into();
+        s.workload.iterations = None;
+        s.workload.packet_size = fabricsim::Bytes(512);
+        s.nic.header = fabricsim::Bytes(64);
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        let eff = r.workload.throughput_gb_per_s.unwrap() / s.topology.link_bandwidth.as_gb_per_s();
+        assert!((eff - 448.0 / 512.0).abs() < 0.01, "efficiency {eff}");
+    }
+
+    #[test]
+    fn tornado_saturates_where_uniform_does_not() {
+        let mut s = Scenario::default();
+        s.topology.shape = vec![8, 8];
+        s.sim.duration = Time::from_us(5);
+        s.workload.kind = "tornado".into();
+        let rep = fabricsim::sweep(&s, &[0.2, 0.9], |_| {}).unwrap();
+        assert!(!rep.points[0].saturated);
+        assert!(rep.points[1].saturated, "{:?}", rep.points[1]);
+        assert_eq!(rep.saturation_load, Some(0.9));
+        // Tornado on an 8-ring sends everything 3 hops the same way: at most 1/3 of a link per node.
+        assert!(rep.saturation_throughput < 0.5);
+    }
+
+    #[test]
+    fn per_port_counters_add_up() {
+        let s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        let eject: u64 = r.ports.iter().filter(|p| p.kind == "terminal").map(|p| p.packets).sum();
+        // Every delivered packet was ejected; a packet ejected at the very end may still be on
+        // its way into the NIC.
+        assert!(eject >= r.packets_delivered && eject <= r.packets_injected);
+        let net: u64 = r.ports.iter().filter(|p| p.kind == "network").map(|p| p.packets).sum();
+        assert_eq!(net + eject, r.packet_hops);
+        for p in &r.ports {
+            assert!((p.busy_ns + p.idle_ns - r.sim_time_ns).abs() < 1e-3);
+            assert!(p.utilization <= 1.0);
+        }
+    }
+}
+
+mod bad_input {
+    use super::*;
+
+    fn err(toml: &str) -> String {
+        match Scenario::from_toml_str(toml).and_then(|s| Plan::new(&s)) {
+            Ok(_) => panic!("accepted: {toml}"),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    #[test]
+    fn errors_name_field_and_value() {
+        assert!(err("[topology]\nshape = [4, 0]").starts_with("topology.shape"));
+        assert!(err("[topology]\ntype = \"ring\"").contains("'ring'"));
+        assert!(err("[router]\nvcs = 1").starts_with("router.vcs"));
+        assert!(err("[router]\nbuffer = \"100B\"").starts_with("router.buffer"));
+        assert!(err("[routing]\norder = [\"d0\", \"d9\"]").contains("'d9'"));
+        assert!(err("[routing]\ntype = \"up_down\"").starts_with("routing.type"));
+        assert!(err("[workload]\nload = 1.5").starts_with("workload.load"));
+        assert!(err("[workload]\ntype = \"pingpong\"").starts_with("workload.src"));
+        assert!(err("[workload]\ntype = \"pingpong\"\nsrc=[0,0,0]\ndst=[9,0,0]").starts_with("workload.dst"));
+        assert!(err("[workload]\nradius = 3").starts_with("workload.radius"));
+        assert!(err("[sim]\nduration = \"5\"").starts_with("sim.duration"));
+        assert!(err("[topology]\ntype = \"fat_tree\"\n[nic]\ninjection_engines = 3").starts_with("nic.injection_engines"));
+        assert!(err("[topology]\nshape = [4, 4]\n[workload]\ntype = \"transpose\"\n[topology.extra]").contains("extra"));
+    }
+
+    #[test]
+    fn analysis_of_the_default_is_consistent() {
+        let plan = Plan::new(&Scenario::default()).unwrap();
+        let a = plan.analysis();
+        assert_eq!(a.nodes, 512);
+        assert_eq!(a.links, 3 * 512);
+        assert!(matches!(plan.topology, Topology::Torus(_)));
+        let bw = Bandwidth(5_000_000_000).bytes_per_sec() as f64;
+        assert_eq!(a.bisection_bandwidth, 2.0 * 64.0 * 2.0 * bw);
+    }
+}
