@@ -9,7 +9,7 @@
 
 use fabricsim_core::Time;
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 struct Entry<E> {
     time: u64,
@@ -35,22 +35,17 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-/// Width of a calendar bucket: 2^8 ps = 256 ps.
-const BUCKET_SHIFT: u32 = 8;
-/// Buckets in the wheel: 2^14, a horizon of about 4.2 us; later events wait in an overflow heap.
-const WHEEL: u64 = 1 << 14;
-
-/// A deterministic event queue: a calendar queue (Brown 1988). Events are bucketed by time into
-/// a wheel of narrow buckets; only the bucket being drained is ordered (sorted once, then popped
-/// from the end), so the work per event stays small and cache-resident even with millions of
-/// pending events. Order is exactly (time, insertion sequence), as with a single global heap.
+/// A deterministic event queue built from FIFO *lanes* plus a heap.
+///
+/// A simulator schedules most events a fixed delay after "now" (a link latency, a router
+/// pipeline, a credit return), so events of one kind arrive already in time order. Each such
+/// kind gets a lane, a FIFO where push and pop are O(1) over contiguous memory; an event that
+/// would break a lane's order, or that names no lane, goes to a binary heap. Popping takes the
+/// smallest (time, sequence) among the lane fronts and the heap top, so the order is exactly that
+/// of a single global heap: time first, then scheduling order.
 pub struct EventQueue<E> {
-    /// The current bucket, sorted so that the next event is last.
-    cur: Vec<Entry<E>>,
-    cur_bucket: u64,
-    wheel: Vec<Vec<Entry<E>>>,
-    wheel_len: usize,
-    far: BinaryHeap<Entry<E>>,
+    lanes: Vec<VecDeque<Entry<E>>>,
+    heap: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Time,
     popped: u64,
@@ -63,13 +58,16 @@ impl<E> Default for EventQueue<E> {
 }
 
 impl<E> EventQueue<E> {
+    /// A queue with no lanes (everything in the heap).
     pub fn new() -> Self {
+        Self::with_lanes(0)
+    }
+
+    /// A queue with `lanes` FIFO lanes, numbered from 0.
+    pub fn with_lanes(lanes: usize) -> Self {
         EventQueue {
-            cur: Vec::with_capacity(256),
-            cur_bucket: 0,
-            wheel: (0..WHEEL).map(|_| Vec::new()).collect(),
-            wheel_len: 0,
-            far: BinaryHeap::new(),
+            lanes: (0..lanes).map(|_| VecDeque::with_capacity(1024)).collect(),
+            heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
             popped: 0,
@@ -82,25 +80,31 @@ impl<E> EventQueue<E> {
         self.now
     }
 
-    /// Schedule `event` at absolute time `at`. Scheduling in the past is a logic error and is
-    /// clamped to `now` in release builds.
+    #[inline]
+    fn entry(&mut self, at: Time, event: E) -> Entry<E> {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        self.seq += 1;
+        Entry { time: at.0.max(self.now.0), seq: self.seq, event }
+    }
+
+    /// Schedule `event` at absolute time `at` (in the heap). Scheduling in the past is a logic
+    /// error and is clamped to `now` in release builds.
     #[inline]
     pub fn schedule(&mut self, at: Time, event: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
-        let time = at.0.max(self.now.0);
-        self.seq += 1;
-        let e = Entry { time, seq: self.seq, event };
-        let b = time >> BUCKET_SHIFT;
-        if b <= self.cur_bucket {
-            // Rare: an event inside the bucket being drained. Entry's order is reversed, so
-            // `cur` is ascending in Ord terms; insert after everything that comes later.
-            let pos = self.cur.partition_point(|x| x < &e);
-            self.cur.insert(pos, e);
-        } else if b < self.cur_bucket + WHEEL {
-            self.wheel[(b % WHEEL) as usize].push(e);
-            self.wheel_len += 1;
+        let e = self.entry(at, event);
+        self.heap.push(e);
+    }
+
+    /// Schedule `event` at `at` on `lane`; falls back to the heap if that would put the lane out
+    /// of time order. The result is the same as [`schedule`](Self::schedule), only faster.
+    #[inline]
+    pub fn schedule_on(&mut self, lane: usize, at: Time, event: E) {
+        let e = self.entry(at, event);
+        let l = &mut self.lanes[lane];
+        if l.back().is_none_or(|b| b.time <= e.time) {
+            l.push_back(e);
         } else {
-            self.far.push(e);
+            self.heap.push(e);
         }
     }
 
@@ -110,64 +114,38 @@ impl<E> EventQueue<E> {
         self.schedule(self.now + delay, event);
     }
 
-    /// Make `cur` hold the earliest pending bucket. Returns false when nothing is pending.
-    fn refill(&mut self) -> bool {
-        if !self.cur.is_empty() {
-            return true;
-        }
-        if self.wheel_len == 0 && self.far.is_empty() {
-            return false;
-        }
-        let far_bucket = self.far.peek().map(|e| e.time >> BUCKET_SHIFT).unwrap_or(u64::MAX);
-        let mut next = far_bucket;
-        if self.wheel_len > 0 {
-            let mut b = self.cur_bucket + 1;
-            while b < far_bucket {
-                if !self.wheel[(b % WHEEL) as usize].is_empty() {
-                    break;
+    /// Where the next event is: `Some(lane)`, or `None` for the heap (or nothing at all).
+    #[inline]
+    fn next_source(&self) -> Option<usize> {
+        let mut best: Option<(u64, u64)> = self.heap.peek().map(|e| (e.time, e.seq));
+        let mut src = None;
+        for (i, l) in self.lanes.iter().enumerate() {
+            if let Some(f) = l.front() {
+                if best.is_none_or(|b| (f.time, f.seq) < b) {
+                    best = Some((f.time, f.seq));
+                    src = Some(i);
                 }
-                b += 1;
             }
-            next = next.min(b);
         }
-        self.cur_bucket = next;
-        let slot = (next % WHEEL) as usize;
-        if !self.wheel[slot].is_empty() {
-            self.wheel_len -= self.wheel[slot].len();
-            // Swap the (empty) current vector into the slot so both keep their capacity.
-            std::mem::swap(&mut self.cur, &mut self.wheel[slot]);
-        }
-        while self.far.peek().is_some_and(|e| e.time >> BUCKET_SHIFT <= next) {
-            let e = self.far.pop().expect("peeked");
-            self.cur.push(e);
-        }
-        // Keys (time, seq) are unique, so an unstable sort is deterministic.
-        self.cur.sort_unstable();
-        // Far events that now fall inside the wheel's horizon move into it.
-        while self.far.peek().is_some_and(|e| e.time >> BUCKET_SHIFT < next + WHEEL) {
-            let e = self.far.pop().expect("peeked");
-            self.wheel[((e.time >> BUCKET_SHIFT) % WHEEL) as usize].push(e);
-            self.wheel_len += 1;
-        }
-        true
+        src
     }
 
     /// Time of the next event, if any.
     #[inline]
-    pub fn peek_time(&mut self) -> Option<Time> {
-        if !self.refill() {
-            return None;
+    pub fn peek_time(&self) -> Option<Time> {
+        match self.next_source() {
+            Some(l) => self.lanes[l].front().map(|e| Time(e.time)),
+            None => self.heap.peek().map(|e| Time(e.time)),
         }
-        self.cur.last().map(|e| Time(e.time))
     }
 
     /// Remove the next event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        if !self.refill() {
-            return None;
-        }
-        let e = self.cur.pop()?;
+        let e = match self.next_source() {
+            Some(l) => self.lanes[l].pop_front()?,
+            None => self.heap.pop()?,
+        };
         self.now = Time(e.time);
         self.popped += 1;
         Some((self.now, e.event))
@@ -183,7 +161,7 @@ impl<E> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.cur.len() + self.wheel_len + self.far.len()
+        self.heap.len() + self.lanes.iter().map(|l| l.len()).sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -225,10 +203,10 @@ mod tests {
     fn far_future_and_interleaved_scheduling_keep_order() {
         // Mix events inside the current bucket, in the wheel and beyond the horizon, and
         // schedule new ones while draining, as a simulation does.
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::with_lanes(2);
         let mut expected = Vec::new();
         for (i, t) in [5u64, 1 << 30, 300, 70_000, 1 << 40, 300, 2].into_iter().enumerate() {
-            q.schedule(Time(t), i);
+            q.schedule_on(i % 2, Time(t), i);
             expected.push((t, i));
         }
         let mut got = Vec::new();
@@ -236,7 +214,7 @@ mod tests {
         while let Some((t, e)) = q.pop() {
             got.push((t.0, e));
             if extra < 110 {
-                q.schedule(Time(t.0 + 1000 * (extra as u64 % 3)), extra);
+                q.schedule_on(extra % 2, Time(t.0 + 1000 * (extra as u64 % 3)), extra);
                 expected.push((t.0 + 1000 * (extra as u64 % 3), extra));
                 extra += 1;
             }
@@ -254,9 +232,13 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn pops_in_time_then_insertion_order(times in proptest::collection::vec(0u64..5_000_000_000, 0..300)) {
-            let mut q = EventQueue::new();
+            // Spread over lanes and the heap: lanes see out-of-order pushes and must fall back.
+            let mut q = EventQueue::with_lanes(3);
             for (i, t) in times.iter().enumerate() {
-                q.schedule(Time(*t), i);
+                match i % 4 {
+                    3 => q.schedule(Time(*t), i),
+                    l => q.schedule_on(l, Time(*t), i),
+                }
             }
             let mut expected: Vec<(u64, usize)> = times.iter().copied().zip(0..).collect();
             expected.sort();

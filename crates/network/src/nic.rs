@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::packet::{Message, Packet, NIL};
-use crate::sim::{Core, Ev};
+use crate::sim::{lane, Core, Ev};
 use fabricsim_core::{NodeId, Time};
 
 impl Core {
@@ -100,8 +100,8 @@ impl Core {
             self.in_network += 1;
             self.out.packets_injected += 1;
             self.last_progress = now;
-            self.queue.schedule(Time(now + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
-            self.queue.schedule(Time(now + ser), Ev::EngineFree(ps));
+            self.queue.schedule_on(lane::INJECT_READY, Time(now + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
+            self.queue.schedule_on(lane::ENGINE_FREE, Time(now + ser), Ev::EngineFree(ps));
         }
     }
 }

@@ -3,7 +3,7 @@
 //! transmissions return credits upstream.
 
 use crate::packet::NIL;
-use crate::sim::{Core, Ev};
+use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_topology::PortKind;
 
@@ -125,7 +125,7 @@ impl Core {
         self.out.packet_hops += 1;
         let lat = self.channel_latency(out);
         if self.graph.kind[out as usize] == PortKind::Terminal {
-            self.queue.schedule(Time(finish + lat), Ev::Deliver(pkt));
+            self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
             self.credits[(out * self.vcs + out_vc as u32) as usize] -= size;
             let ds_port = self.graph.peer[out as usize];
@@ -137,9 +137,9 @@ impl Core {
             p.out = NIL;
             p.hops += 1;
             p.tail = finish + lat;
-            self.queue.schedule(Time(now + lat + self.p.router_delay.ps()), Ev::Ready(pkt));
+            self.queue.schedule_on(lane::HOP_READY, Time(now + lat + self.p.router_delay.ps()), Ev::Ready(pkt));
         }
-        self.queue.schedule(Time(finish), Ev::OutFree { port: out, q, bytes: size });
+        self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { port: out, q, bytes: size });
     }
 
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
@@ -153,7 +153,7 @@ impl Core {
             self.on_credit(up, vc, bytes);
         } else {
             let at = self.queue.now() + Time(delay);
-            self.queue.schedule(at, Ev::Credit { port: up, vc, bytes });
+            self.queue.schedule_on(lane::CREDIT, at, Ev::Credit { port: up, vc, bytes });
         }
         let h = self.q_head[q as usize];
         if h != NIL && self.packets.get(h).ready {

@@ -32,6 +32,9 @@ pub struct Torus {
     axis_ports: Vec<AxisPorts>,
     net_ports: u32,
     nodes: u32,
+    /// Coordinates of every node, `coords[node * dims + axis]`: routing reads these on every
+    /// hop, and a table lookup is far cheaper than a division per axis.
+    coord_table: std::sync::Arc<[u16]>,
 }
 
 impl Torus {
@@ -92,7 +95,17 @@ impl Torus {
             axis_ports.push(AxisPorts { first: p, count });
             p += count;
         }
-        Ok(Torus { shape, wrap, names, strides, axis_ports, net_ports: p, nodes })
+        if shape.iter().any(|&k| k > u16::MAX as u32) {
+            return Err(ConfigError::new("topology.shape", format!("{shape:?} has an axis longer than {}", u16::MAX)));
+        }
+        let dims = shape.len();
+        let mut table = Vec::with_capacity(nodes as usize * dims);
+        for n in 0..nodes {
+            for a in 0..dims {
+                table.push(((n / strides[a]) % shape[a]) as u16);
+            }
+        }
+        Ok(Torus { shape, wrap, names, strides, axis_ports, net_ports: p, nodes, coord_table: table.into() })
     }
 
     pub fn shape(&self) -> &[u32] {
@@ -129,7 +142,7 @@ impl Torus {
 
     #[inline]
     pub fn coord(&self, node: NodeId, axis: usize) -> u32 {
-        (node / self.strides[axis]) % self.shape[axis]
+        self.coord_table[node as usize * self.shape.len() + axis] as u32
     }
 
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
