@@ -35,6 +35,8 @@ impl<E> Ord for Entry<E> {
     }
 }
 
+const EMPTY: (u64, u64) = (u64::MAX, u64::MAX);
+
 /// A deterministic event queue built from FIFO *lanes* plus a heap.
 ///
 /// A simulator schedules most events a fixed delay after "now" (a link latency, a router
@@ -45,6 +47,9 @@ impl<E> Ord for Entry<E> {
 /// of a single global heap: time first, then scheduling order.
 pub struct EventQueue<E> {
     lanes: Vec<VecDeque<Entry<E>>>,
+    /// (time, seq) of each lane's front, `(u64::MAX, u64::MAX)` when empty: scanning this
+    /// compact array is much cheaper than touching every lane's buffer on each pop.
+    fronts: Vec<(u64, u64)>,
     heap: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Time,
@@ -67,6 +72,7 @@ impl<E> EventQueue<E> {
     pub fn with_lanes(lanes: usize) -> Self {
         EventQueue {
             lanes: (0..lanes).map(|_| VecDeque::with_capacity(1024)).collect(),
+            fronts: vec![EMPTY; lanes],
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
@@ -101,7 +107,10 @@ impl<E> EventQueue<E> {
     pub fn schedule_on(&mut self, lane: usize, at: Time, event: E) {
         let e = self.entry(at, event);
         let l = &mut self.lanes[lane];
-        if l.back().is_none_or(|b| b.time <= e.time) {
+        if l.is_empty() {
+            self.fronts[lane] = (e.time, e.seq);
+            l.push_back(e);
+        } else if l.back().is_some_and(|b| b.time <= e.time) {
             l.push_back(e);
         } else {
             self.heap.push(e);
@@ -117,14 +126,12 @@ impl<E> EventQueue<E> {
     /// Where the next event is: `Some(lane)`, or `None` for the heap (or nothing at all).
     #[inline]
     fn next_source(&self) -> Option<usize> {
-        let mut best: Option<(u64, u64)> = self.heap.peek().map(|e| (e.time, e.seq));
+        let mut best = self.heap.peek().map(|e| (e.time, e.seq)).unwrap_or(EMPTY);
         let mut src = None;
-        for (i, l) in self.lanes.iter().enumerate() {
-            if let Some(f) = l.front() {
-                if best.is_none_or(|b| (f.time, f.seq) < b) {
-                    best = Some((f.time, f.seq));
-                    src = Some(i);
-                }
+        for (i, &f) in self.fronts.iter().enumerate() {
+            if f < best {
+                best = f;
+                src = Some(i);
             }
         }
         src
@@ -143,7 +150,11 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = match self.next_source() {
-            Some(l) => self.lanes[l].pop_front()?,
+            Some(l) => {
+                let e = self.lanes[l].pop_front()?;
+                self.fronts[l] = self.lanes[l].front().map(|f| (f.time, f.seq)).unwrap_or(EMPTY);
+                e
+            }
             None => self.heap.pop()?,
         };
         self.now = Time(e.time);

@@ -55,7 +55,7 @@ impl Core {
             for k in 0..e_count {
                 let e = (rr + k) % e_count;
                 let ps = tp + node * e_count + e;
-                if self.busy_until[ps as usize] <= now && self.credits[(ps * self.vcs + vc) as usize] >= wire {
+                if self.outs[ps as usize].busy_until <= now && self.outs[ps as usize].credits[vc as usize] >= wire {
                     engine = Some((e, ps));
                     break;
                 }
@@ -95,8 +95,8 @@ impl Core {
                 hops: 0,
             });
             self.push_q(q, pkt);
-            self.credits[(ps * self.vcs + vc) as usize] -= wire;
-            self.busy_until[ps as usize] = now + ser;
+            self.outs[ps as usize].credits[vc as usize] -= wire;
+            self.outs[ps as usize].busy_until = now + ser;
             self.in_network += 1;
             self.out.packets_injected += 1;
             self.last_progress = now;

@@ -3,7 +3,7 @@
 //! transmissions return credits upstream.
 
 use crate::packet::NIL;
-use crate::sim::{lane, Core, Ev};
+use crate::sim::{lane, Core, Ev, HeadRequest};
 use fabricsim_core::Time;
 use fabricsim_topology::PortKind;
 
@@ -41,8 +41,8 @@ impl Core {
         for k in 0..n {
             let h = hops[(start + k) % n];
             let out = base + h.port;
-            let cred = self.credits[(out * self.vcs + h.vc as u32) as usize];
-            let idle = self.busy_until[out as usize] <= now;
+            let cred = self.outs[out as usize].credits[h.vc as usize];
+            let idle = self.outs[out as usize].busy_until <= now;
             let score = ((cred >= size) as u8) * 2 + idle as u8;
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h);
@@ -54,17 +54,18 @@ impl Core {
         p.out = out;
         p.out_vc = h.vc;
         let bit = local_in * self.vcs + in_vc as u32;
-        self.req[out as usize] |= 1u128 << bit;
+        self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio: self.packets.get(pkt).prio };
+        self.outs[out as usize].req |= 1u128 << bit;
         self.arbitrate(out);
     }
 
     /// Grant output `out` to one requesting input VC, if it is idle and someone fits.
     pub(crate) fn arbitrate(&mut self, out: u32) {
         let now = self.queue.now().ps();
-        if self.busy_until[out as usize] > now {
+        if self.outs[out as usize].busy_until > now {
             return;
         }
-        let mask = self.req[out as usize];
+        let mask = self.outs[out as usize].req;
         if mask == 0 {
             return;
         }
@@ -73,17 +74,15 @@ impl Core {
         let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
-        let start = (self.rr[out as usize] as u32 + 1) % 128;
+        let start = (self.outs[out as usize].rr as u32 + 1) % 128;
         let rotated = mask.rotate_right(start);
         let mut m = rotated;
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
             let bit = (k + start) % 128;
-            let q = qbase + bit;
-            let pkt = self.q_head[q as usize];
-            let p = self.packets.get(pkt);
-            if !terminal && self.credits[(out * self.vcs + p.out_vc as u32) as usize] < p.wire_bytes {
+            let p = self.q_req[(qbase + bit) as usize];
+            if !terminal && self.outs[out as usize].credits[p.out_vc as usize] < p.bytes {
                 continue;
             }
             if best.is_none_or(|(bp, _)| p.prio > bp) {
@@ -102,8 +101,8 @@ impl Core {
 
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
         let now = self.queue.now().ps();
-        self.req[out as usize] &= !(1u128 << bit);
-        self.rr[out as usize] = bit as u8;
+        self.outs[out as usize].req &= !(1u128 << bit);
+        self.outs[out as usize].rr = bit as u8;
         let pkt = self.pop_q(q);
         self.q_busy[q as usize] = true;
         let (size, tail, out_vc) = {
@@ -120,14 +119,19 @@ impl Core {
             c.stall_ps += now - self.stall_since[out as usize];
             self.stall_since[out as usize] = u64::MAX;
         }
-        self.busy_until[out as usize] = finish;
+        self.outs[out as usize].busy_until = finish;
         self.last_progress = now;
         self.out.packet_hops += 1;
         let lat = self.channel_latency(out);
         if self.graph.kind[out as usize] == PortKind::Terminal {
+            if lat == 0 {
+                // On-chip NIC: the tail arrives as the port frees; one event does both.
+                self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });
+                return;
+            }
             self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
-            self.credits[(out * self.vcs + out_vc as u32) as usize] -= size;
+            self.outs[out as usize].credits[out_vc as usize] -= size;
             let ds_port = self.graph.peer[out as usize];
             let ds_q = ds_port * self.vcs + out_vc as u32;
             self.push_q(ds_q, pkt);
@@ -163,11 +167,11 @@ impl Core {
     }
 
     pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {
-        self.credits[(port * self.vcs + vc as u32) as usize] += bytes;
+        self.outs[port as usize].credits[vc as usize] += bytes;
         if self.is_pseudo(port) {
             let node = (port - self.total_ports()) / self.graph.engines;
             self.try_inject(node);
-        } else if self.req[port as usize] != 0 {
+        } else if self.outs[port as usize].req != 0 {
             self.arbitrate(port);
         }
     }

@@ -23,8 +23,35 @@ pub(crate) enum Ev {
     EngineFree(u32),
     /// A packet's tail reached its destination NIC.
     Deliver(u32),
+    /// Ejection port `port` finished sending packet `pkt` (from input VC `q`) straight into an
+    /// on-chip NIC: delivery and output release in one event.
+    EjectDone { port: u32, q: u32, pkt: u32 },
     /// A workload timer.
     Wake(u32),
+}
+
+/// Most VCs per port (credits are stored inline).
+pub const MAX_VCS: usize = 8;
+
+/// Everything arbitration touches for one sender, in one 64-byte cache line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutPort {
+    /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this output.
+    pub req: u128,
+    /// When the current transmission ends.
+    pub busy_until: u64,
+    /// Free bytes in the downstream input buffer, per VC.
+    pub credits: [u32; MAX_VCS],
+    /// Last granted request bit (round-robin pointer).
+    pub rr: u8,
+}
+
+/// The request of an input VC's head packet: its size, chosen VC and priority.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct HeadRequest {
+    pub bytes: u32,
+    pub out_vc: u8,
+    pub prio: u8,
 }
 
 /// Event-queue lanes: each holds events scheduled a (nearly) fixed delay after now, so they
@@ -85,12 +112,9 @@ pub struct Core {
     pub(crate) p: NetworkParams,
     pub(crate) queue: EventQueue<Ev>,
     pub(crate) vcs: u32,
-    /// Router ports + NIC engine pseudo-ports (`total_ports + node * engines + e`).
-    pub(crate) busy_until: Vec<u64>,
-    pub(crate) credits: Vec<u32>,
-    /// Requests per router output: bit `local_port * vcs + vc` of the input VC whose head wants it.
-    pub(crate) req: Vec<u128>,
-    pub(crate) rr: Vec<u8>,
+    /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
+    /// (`total_ports + node * engines + e`).
+    pub(crate) outs: Vec<OutPort>,
     pub(crate) stall_since: Vec<u64>,
     pub(crate) counters: Vec<PortCounters>,
     /// Who feeds each router port's input side: the peer output, or the NIC pseudo-port.
@@ -98,6 +122,8 @@ pub struct Core {
     pub(crate) q_head: Vec<u32>,
     pub(crate) q_tail: Vec<u32>,
     pub(crate) q_busy: Vec<bool>,
+    /// What the head packet of each input VC asked for, so arbitration needs no packet lookup.
+    pub(crate) q_req: Vec<HeadRequest>,
     pub(crate) packets: Slab<Packet>,
     pub(crate) messages: Slab<Message>,
     pub(crate) nic_head: Vec<u32>,
@@ -193,7 +219,7 @@ impl Core {
         self.queue.schedule(at, Ev::Wake(node));
     }
 
-    fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
+    pub(crate) fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
         let word = (p.seq / 64) as usize;
@@ -246,7 +272,7 @@ impl Core {
             let want = if pk.out == NIL {
                 String::new()
             } else {
-                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), pk.out_vc, self.credits[(pk.out * self.vcs + pk.out_vc as u32) as usize])
+                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), pk.out_vc, self.outs[pk.out as usize].credits[pk.out_vc as usize])
             };
             v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
             if v.len() == 8 {
@@ -264,6 +290,9 @@ impl<W: Workload> Simulation<W> {
         params.validate()?;
         let vcs = params.vcs as u32;
         let max_ports = graph.max_ports();
+        if vcs as usize > MAX_VCS {
+            return Err(fabricsim_core::ConfigError::new("router.vcs", format!("{vcs} exceeds the {MAX_VCS} VCs a port supports")).into());
+        }
         if max_ports * vcs > 128 {
             return Err(fabricsim_core::ConfigError::new(
                 "router.vcs",
@@ -273,19 +302,19 @@ impl<W: Workload> Simulation<W> {
         }
         let tp = graph.total_ports() as usize;
         let pseudo = (graph.nodes * graph.engines) as usize;
-        let mut credits = vec![0u32; (tp + pseudo) * vcs as usize];
+        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0 }; tp + pseudo];
         let mut upstream = vec![NIL; tp];
         for p in 0..tp {
             match graph.kind[p] {
                 PortKind::Network => {
                     upstream[p] = graph.peer[p];
                     for vc in 0..vcs as usize {
-                        credits[p * vcs as usize + vc] = params.buffer_bytes;
+                        outs[p].credits[vc] = params.buffer_bytes;
                     }
                 }
                 PortKind::Terminal => {
                     for vc in 0..vcs as usize {
-                        credits[p * vcs as usize + vc] = u32::MAX;
+                        outs[p].credits[vc] = u32::MAX;
                     }
                 }
                 PortKind::Unconnected => {}
@@ -295,21 +324,19 @@ impl<W: Workload> Simulation<W> {
             let ps = tp + i;
             upstream[gp as usize] = ps as u32;
             for vc in 0..vcs as usize {
-                credits[ps * vcs as usize + vc] = params.buffer_bytes;
+                outs[ps].credits[vc] = params.buffer_bytes;
             }
         }
         let nodes = graph.nodes as usize;
         let core = Core {
-            busy_until: vec![0; tp + pseudo],
-            credits,
-            req: vec![0; tp],
-            rr: vec![0; tp],
+            outs,
             stall_since: vec![u64::MAX; tp],
             counters: vec![PortCounters::default(); tp],
             upstream,
             q_head: vec![NIL; tp * vcs as usize],
             q_tail: vec![NIL; tp * vcs as usize],
             q_busy: vec![false; tp * vcs as usize],
+            q_req: vec![HeadRequest::default(); tp * vcs as usize],
             packets: Slab::default(),
             messages: Slab::default(),
             nic_head: vec![NIL; nodes],
@@ -400,6 +427,13 @@ impl<W: Workload> Simulation<W> {
                     if let Some(d) = c.deliver(pkt) {
                         self.workload.delivered(&d, &mut Api { core: &mut self.core });
                     }
+                }
+                Ev::EjectDone { port, q, pkt } => {
+                    let bytes = c.packets.get(pkt).wire_bytes;
+                    if let Some(d) = c.deliver(pkt) {
+                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
+                    }
+                    self.core.on_out_free(port, q, bytes);
                 }
                 Ev::Wake(node) => self.workload.wake(node, &mut Api { core: &mut self.core }),
             }
