@@ -25,6 +25,7 @@
 //! with `stats` beside them.
 
 pub mod plan;
+pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod sweep;

@@ -5,7 +5,7 @@ use crate::report::RunReport;
 use crate::scenario::Scenario;
 use crate::Error;
 use fabricsim_core::{ConfigError, NodeId, RngStreams, Time};
-use fabricsim_network::{NetworkParams, RunLimits, Simulation, Workload};
+use fabricsim_network::{NetworkParams, PacketFormat, RunLimits, Simulation, Workload};
 use fabricsim_routing::{Routing, RoutingSpec};
 use fabricsim_topology::{analysis, Analysis, FatTree, Topology, Torus};
 use fabricsim_workload::{AllToAll, AnyWorkload, OpenLoop, Pattern, PingPong, Shape, Throughput};
@@ -70,6 +70,47 @@ impl Plan {
         if packet == 0 || packet > u32::MAX as u64 / 2 {
             return Err(ConfigError::new("workload.packet_size", format!("{packet}B is not a usable packet size")).into());
         }
+        let n = &s.nic;
+        for (field, v, ok) in [("nic.cmg", &n.cmg, ["near", "far"]), ("nic.source", &n.source, ["host", "gpu"])] {
+            if !ok.contains(&v.as_str()) {
+                return Err(ConfigError::new(field, format!("'{v}' is not one of {}", ok.join(", "))).into());
+            }
+        }
+        let far = n.cmg == "far";
+        let gpu = n.source == "gpu";
+        let half_far = Time(n.far_cmg_penalty.ps() / 2);
+        let tx_overhead = n.tx_overhead
+            + if n.direct_descriptor { Time::ZERO } else { n.descriptor_fetch }
+            + n.software_overhead
+            + if far { half_far } else { Time::ZERO }
+            + if gpu { n.gpu_tx_overhead } else { Time::ZERO };
+        let rx_overhead = n.rx_overhead
+            + if n.cache_injection { Time::ZERO } else { n.memory_write }
+            + if far { Time(n.far_cmg_penalty.ps() - half_far.ps()) } else { Time::ZERO };
+        let pk = &s.packet;
+        let small = |b: fabricsim_core::Bytes, f: &str| -> Result<u32, Error> {
+            u32::try_from(b.get()).ok().filter(|v| *v < (1 << 24)).ok_or_else(|| ConfigError::new(f, format!("{b} is too large")).into())
+        };
+        let header = small(pk.header, "packet.header")?;
+        let max_payload = match pk.max_payload {
+            Some(p) => small(p, "packet.max_payload")?,
+            None => {
+                let p = packet as u32;
+                if p <= header {
+                    return Err(ConfigError::new("workload.packet_size", format!("{p}B leaves no room for payload after a {header}B header")).into());
+                }
+                p - header
+            }
+        };
+        let format = PacketFormat {
+            max_payload,
+            payload_align: small(pk.payload_align, "packet.payload_align")?,
+            header,
+            trailer: small(pk.trailer, "packet.trailer")?,
+            lanes: pk.lanes,
+            lane_framing: small(pk.lane_framing, "packet.lane_framing")?,
+            link_overhead: small(pk.link_overhead, "packet.link_overhead")?,
+        };
         let params = NetworkParams {
             link_bandwidth: t.link_bandwidth,
             link_latency: t.link_latency,
@@ -81,8 +122,13 @@ impl Plan {
             engines,
             vcs: s.router.vcs,
             buffer_bytes: s.router.buffer.get().min(u32::MAX as u64 / 2) as u32,
-            max_packet_bytes: packet as u32,
-            header_bytes: s.nic.header.get() as u32,
+            format,
+            tx_overhead,
+            rx_overhead,
+            host_bandwidth: n.host_bandwidth,
+            host_packet_overhead: if gpu { n.gpu_packet_overhead } else { Time::ZERO },
+            memory_bandwidth: n.memory_bandwidth,
+            cache_bytes: n.cache_size.get(),
             watchdog: s.sim.watchdog,
         };
         params.validate()?;
@@ -206,8 +252,8 @@ impl Plan {
                     _ => Pattern::Sphere { radius: w.radius.unwrap_or(2) },
                 };
                 pattern.check(&shape)?;
-                let wire = self.params.max_packet_bytes as u64;
-                let payload = wire - self.params.header_bytes as u64;
+                let wire = self.params.format.max_wire() as u64;
+                let payload = self.params.format.max_payload as u64;
                 AnyWorkload::OpenLoop(OpenLoop::new(shape, pattern, w.load, payload, wire, self.node_injection_bandwidth(), seeds))
             }
         })

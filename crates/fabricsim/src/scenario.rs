@@ -11,9 +11,12 @@ use serde::{Deserialize, Serialize};
 pub struct Scenario {
     /// A name for reports.
     pub name: Option<String>,
+    pub machine: MachineSpec,
     pub topology: TopologySpec,
     pub router: RouterSpec,
     pub nic: NicSpec,
+    pub packet: PacketSpec,
+    pub packaging: PackagingSpec,
     pub routing: RoutingToml,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -79,6 +82,14 @@ impl Default for RouterSpec {
     }
 }
 
+/// `[machine] preset = "tofud"`: start from a built-in machine (see `fabricsim presets`);
+/// every other key of the file overrides the preset's.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MachineSpec {
+    pub preset: Option<String>,
+}
+
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct NicSpec {
@@ -88,14 +99,100 @@ pub struct NicSpec {
     pub latency: Time,
     /// Bandwidth of each engine's path to the router. Default: the link bandwidth.
     pub bandwidth: Option<Bandwidth>,
-    /// Header bytes per packet (counted on the wire, not as payload). Default 0B.
-    pub header: Bytes,
+    /// Per-message sender cost before the first packet (descriptor processing). Default 0.
+    pub tx_overhead: Time,
+    /// Per-message receiver cost after the last byte (completion). Default 0.
+    pub rx_overhead: Time,
+    /// Fetching a descriptor from main memory; skipped with `direct_descriptor`. Default 0.
+    pub descriptor_fetch: Time,
+    /// Descriptors handed to the NIC directly (Tofu's direct descriptor). Default false.
+    pub direct_descriptor: bool,
+    /// Writing received data to main memory; skipped with `cache_injection`. Default 0.
+    pub memory_write: Time,
+    /// Received data goes straight into the cache (Tofu2 cache injection). Default false.
+    pub cache_injection: bool,
+    /// Extra cost when both processes run on far NUMA domains (TofuD far CMG). Default 0.
+    pub far_cmg_penalty: Time,
+    /// "near" (default) or "far": where initiator and target processes run.
+    pub cmg: String,
+    /// Software cost of a message (posting and completion polling), charged once per message
+    /// at the sender. Default 0 (hardware-only figures).
+    pub software_overhead: Time,
+    /// Host-to-NIC bandwidth per node (PCIe, HyperTransport, CPU-NIC bus). Default: no limit.
+    pub host_bandwidth: Option<Bandwidth>,
+    /// Memory bandwidth for data larger than `cache_size` (sends and receives share it).
+    pub memory_bandwidth: Option<Bandwidth>,
+    /// Cache size below which messages do not touch main memory. Default 32MiB.
+    pub cache_size: Bytes,
+    /// "host" (default) or "gpu": where sent data lives.
+    pub source: String,
+    /// Extra per-message sender cost when the source is GPU memory. Default 0.
+    pub gpu_tx_overhead: Time,
+    /// Per-packet GPU read cost, not overlapped with the next packet. Default 0.
+    pub gpu_packet_overhead: Time,
 }
 
 impl Default for NicSpec {
     fn default() -> Self {
-        NicSpec { injection_engines: None, latency: Time::from_ns(100), bandwidth: None, header: Bytes(0) }
+        NicSpec {
+            injection_engines: None,
+            latency: Time::from_ns(100),
+            bandwidth: None,
+            tx_overhead: Time::ZERO,
+            rx_overhead: Time::ZERO,
+            descriptor_fetch: Time::ZERO,
+            direct_descriptor: false,
+            memory_write: Time::ZERO,
+            cache_injection: false,
+            far_cmg_penalty: Time::ZERO,
+            cmg: "near".into(),
+            software_overhead: Time::ZERO,
+            host_bandwidth: None,
+            memory_bandwidth: None,
+            cache_size: Bytes(32 * 1024 * 1024),
+            source: "host".into(),
+            gpu_tx_overhead: Time::ZERO,
+            gpu_packet_overhead: Time::ZERO,
+        }
     }
+}
+
+/// Packet format (see `fabricsim_network::PacketFormat`). Without `max_payload`, packets are
+/// `workload.packet_size` bytes on the wire.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PacketSpec {
+    pub max_payload: Option<Bytes>,
+    pub payload_align: Bytes,
+    pub header: Bytes,
+    pub trailer: Bytes,
+    pub lanes: u32,
+    pub lane_framing: Bytes,
+    pub link_overhead: Bytes,
+}
+
+impl Default for PacketSpec {
+    fn default() -> Self {
+        PacketSpec {
+            max_payload: None,
+            payload_align: Bytes(1),
+            header: Bytes(0),
+            trailer: Bytes(0),
+            lanes: 1,
+            lane_framing: Bytes(0),
+            link_overhead: Bytes(0),
+        }
+    }
+}
+
+/// Physical packaging of a torus: links inside one `block` of the shape are electrical, links
+/// between blocks optical (TofuD: half rack (2,2,4,2,3,2); Tofu2: chassis (1,1,3,2,1,2)).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PackagingSpec {
+    pub block: Option<Vec<u32>>,
+    /// Latency of optical links (default: `topology.link_latency`).
+    pub optical_latency: Option<Time>,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
@@ -203,6 +300,7 @@ impl Scenario {
     }
 
     fn from_value(value: toml::Value) -> Result<Scenario, Error> {
+        let value = crate::presets::apply(value)?;
         serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();

@@ -182,7 +182,7 @@ mod throughput_and_saturation {
         s.workload.kind = "throughput".into();
         s.workload.iterations = None;
         s.workload.packet_size = fabricsim::Bytes(512);
-        s.nic.header = fabricsim::Bytes(64);
+        s.packet.header = fabricsim::Bytes(64);
         let r = Plan::new(&s).unwrap().run().unwrap();
         let eff = r.workload.throughput_gb_per_s.unwrap() / s.topology.link_bandwidth.as_gb_per_s();
         assert!((eff - 448.0 / 512.0).abs() < 0.01, "efficiency {eff}");

@@ -29,6 +29,7 @@
 //!   can be split by router ranges, with cross-partition events exchanged at lookahead
 //!   `link_latency`; per-node RNG streams keep results independent of the partitioning.
 
+pub mod format;
 pub mod packet;
 pub mod params;
 mod nic;
@@ -36,6 +37,7 @@ mod router;
 pub mod sim;
 pub mod workload;
 
+pub use format::PacketFormat;
 pub use params::NetworkParams;
 pub use sim::{Outcome, RunLimits, Simulation};
 pub use workload::{Api, Delivered, Workload};

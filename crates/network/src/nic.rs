@@ -6,11 +6,12 @@ use crate::sim::{lane, Core, Ev};
 use fabricsim_core::{NodeId, Time};
 
 impl Core {
-    /// Queue a message at `src`'s NIC.
-    pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64) {
+    /// Queue a message at `src`'s NIC; `hint` forces the first hop's output port.
+    pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
+        let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
         let m = self.messages.insert(Message {
             src,
             dst,
@@ -22,10 +23,21 @@ impl Core {
             next: NIL,
             prio: 0,
             measured,
+            hint,
+            uncached,
         });
         if measured {
             self.measured_outstanding += 1;
         }
+        if self.p.tx_overhead.ps() > 0 {
+            self.queue.schedule_on(lane::MSG_READY, Time(now + self.p.tx_overhead.ps()), Ev::MsgReady(m));
+        } else {
+            self.enqueue_message(src, m);
+        }
+    }
+
+    /// A message whose sender-side processing is done joins its NIC's queue.
+    pub(crate) fn enqueue_message(&mut self, src: NodeId, m: u32) {
         let t = self.nic_tail[src as usize];
         if t == NIL {
             self.nic_head[src as usize] = m;
@@ -49,7 +61,23 @@ impl Core {
             }
             let msg = *self.messages.get(m);
             let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
-            let wire = payload + self.p.header_bytes;
+            let wire = self.p.format.wire(payload);
+            // Shared node resources: the host link, and main memory for uncached data.
+            let mut blocked_until = 0;
+            let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
+            if host_limited {
+                blocked_until = blocked_until.max(self.host_free[node as usize]);
+            }
+            if msg.uncached {
+                blocked_until = blocked_until.max(self.mem_free[node as usize]);
+            }
+            if blocked_until > now {
+                if self.nic_wake[node as usize] != blocked_until {
+                    self.nic_wake[node as usize] = blocked_until;
+                    self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
+                }
+                return;
+            }
             let rr = self.nic_rr[node as usize];
             let mut engine = None;
             for k in 0..e_count {
@@ -70,6 +98,14 @@ impl Core {
                 if mm.next == NIL {
                     self.nic_tail[node as usize] = NIL;
                 }
+            }
+            if host_limited {
+                let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
+                self.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
+            }
+            if msg.uncached {
+                let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
+                self.mem_free[node as usize] = now + bw.serialization(payload as u64).ps();
             }
             let ser = self.serialization(ps, wire);
             let lat = self.channel_latency(ps);
@@ -93,6 +129,8 @@ impl Core {
                 prio: msg.prio,
                 ready: false,
                 hops: 0,
+                hint: msg.hint,
+                uncached: msg.uncached,
             });
             self.push_q(q, pkt);
             self.outs[ps as usize].credits[vc as usize] -= wire;

@@ -27,7 +27,14 @@ pub struct Packet {
     pub prio: u8,
     pub ready: bool,
     pub hops: u16,
+    /// Local output port forced on the first hop ([`NO_HINT`]: none).
+    pub hint: u8,
+    /// Whether its data streams from/to main memory (message larger than the cache).
+    pub uncached: bool,
 }
+
+/// No first-hop hint.
+pub const NO_HINT: u8 = u8::MAX;
 
 #[derive(Debug, Clone, Copy)]
 pub struct Message {
@@ -44,6 +51,9 @@ pub struct Message {
     pub next: u32,
     pub prio: u8,
     pub measured: bool,
+    /// Local output port forced on the first hop ([`NO_HINT`]: none).
+    pub hint: u8,
+    pub uncached: bool,
 }
 
 /// A vector of `T` with a free list.

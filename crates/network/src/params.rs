@@ -1,5 +1,6 @@
 //! Parameters of the network model, with their meaning and checks.
 
+use crate::format::PacketFormat;
 use fabricsim_core::{Bandwidth, ConfigError, Time};
 
 /// Everything the network model needs besides the topology and routing.
@@ -27,10 +28,25 @@ pub struct NetworkParams {
     pub vcs: u8,
     /// Input buffer per VC, bytes.
     pub buffer_bytes: u32,
-    /// Largest packet on the wire, bytes (header included).
-    pub max_packet_bytes: u32,
-    /// Header bytes added to each packet's payload.
-    pub header_bytes: u32,
+    /// How payload becomes bytes on the wire.
+    pub format: PacketFormat,
+    /// Per-message cost at the sender before its first packet may leave (descriptor fetch and
+    /// processing, software posting). Messages are processed in a pipeline: each waits this long.
+    pub tx_overhead: Time,
+    /// Per-message cost at the receiver after its last byte arrives (memory write, completion
+    /// notice, software polling) before the message counts as delivered.
+    pub rx_overhead: Time,
+    /// Host-to-NIC bandwidth per node (PCIe, HyperTransport, CPU-NIC bus): every payload byte a
+    /// node sends crosses it. `None`: not a limit.
+    pub host_bandwidth: Option<Bandwidth>,
+    /// Extra time the host link is held per packet, not overlapped with the next packet (a
+    /// per-packet read round trip, e.g. APEnet+ reading GPU memory over PCIe).
+    pub host_packet_overhead: Time,
+    /// Memory bandwidth the NIC gets per node for messages larger than `cache_bytes` (their data
+    /// streams from and to main memory); shared by sends (reads) and receives (writes).
+    pub memory_bandwidth: Option<Bandwidth>,
+    /// Messages up to this size are served from cache, without the memory limit.
+    pub cache_bytes: u64,
     /// Deadlock watchdog: error if packets are buffered and nothing moves for this long.
     pub watchdog: Time,
 }
@@ -40,18 +56,14 @@ impl NetworkParams {
         if self.engines == 0 || self.engines > 64 {
             return Err(ConfigError::new("nic.injection_engines", format!("{} must be between 1 and 64", self.engines)));
         }
-        if self.header_bytes >= self.max_packet_bytes {
-            return Err(ConfigError::new(
-                "workload.packet_size",
-                format!("{}B leaves no room for payload after a {}B header", self.max_packet_bytes, self.header_bytes),
-            ));
-        }
-        if self.buffer_bytes < self.max_packet_bytes {
+        self.format.validate()?;
+        let max = self.format.max_wire();
+        if self.buffer_bytes < max {
             return Err(ConfigError::new(
                 "router.buffer",
                 format!(
                     "{}B per VC cannot hold one {}B packet; virtual cut-through needs room for a whole packet",
-                    self.buffer_bytes, self.max_packet_bytes
+                    self.buffer_bytes, max
                 ),
             ));
         }
@@ -63,6 +75,6 @@ impl NetworkParams {
 
     /// Largest payload a packet carries.
     pub fn max_payload(&self) -> u32 {
-        self.max_packet_bytes - self.header_bytes
+        self.format.max_payload
     }
 }

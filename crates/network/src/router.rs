@@ -2,7 +2,7 @@
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
 //! transmissions return credits upstream.
 
-use crate::packet::NIL;
+use crate::packet::{NIL, NO_HINT};
 use crate::sim::{lane, Core, Ev, HeadRequest};
 use fabricsim_core::Time;
 use fabricsim_topology::PortKind;
@@ -30,7 +30,12 @@ impl Core {
         let base = self.graph.port_offset[router as usize];
         let local_in = in_port - base;
         let mut cands = self.cands;
-        self.routing.route(router, local_in, in_vc, dst, &mut cands);
+        let hint = self.packets.get(pkt).hint;
+        if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
+            self.routing.route_via(router, hint as u32, dst, &mut cands);
+        } else {
+            self.routing.route(router, local_in, in_vc, dst, &mut cands);
+        }
         let hops = cands.as_slice();
         debug_assert!(!hops.is_empty(), "routing returned no candidate");
         // Selection: prefer an idle output with room; then most free credit; rotate the start by
@@ -105,12 +110,20 @@ impl Core {
         self.outs[out as usize].rr = bit as u8;
         let pkt = self.pop_q(q);
         self.q_busy[q as usize] = true;
-        let (size, tail, out_vc) = {
+        let (size, tail, out_vc, payload, uncached, dst) = {
             let p = self.packets.get(pkt);
-            (p.wire_bytes, p.tail, p.out_vc)
+            (p.wire_bytes, p.tail, p.out_vc, p.payload, p.uncached, p.dst)
         };
         let ser = self.serialization(out, size);
-        let finish = (now + ser).max(tail);
+        let mut finish = (now + ser).max(tail);
+        let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
+        if terminal && uncached {
+            // Uncached data is written to main memory: the node's memory port paces reception.
+            let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
+            let start = now.max(self.mem_free[dst as usize]);
+            self.mem_free[dst as usize] = start + bw.serialization(payload as u64).ps();
+            finish = finish.max(self.mem_free[dst as usize]);
+        }
         let c = &mut self.counters[out as usize];
         c.bytes += size as u64;
         c.packets += 1;
@@ -123,7 +136,7 @@ impl Core {
         self.last_progress = now;
         self.out.packet_hops += 1;
         let lat = self.channel_latency(out);
-        if self.graph.kind[out as usize] == PortKind::Terminal {
+        if terminal {
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
                 self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });

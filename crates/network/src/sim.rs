@@ -28,6 +28,12 @@ pub(crate) enum Ev {
     EjectDone { port: u32, q: u32, pkt: u32 },
     /// A workload timer.
     Wake(u32),
+    /// A message finished its sender-side processing and joins the NIC queue.
+    MsgReady(u32),
+    /// A message finished its receiver-side processing and counts as delivered.
+    MsgDone(u32),
+    /// A node's host link or memory port became free.
+    NicWake(u32),
 }
 
 /// Most VCs per port (credits are stored inline).
@@ -63,7 +69,9 @@ pub(crate) mod lane {
     pub const HOP_READY: usize = 3;
     pub const OUT_FREE: usize = 4;
     pub const CREDIT: usize = 5;
-    pub const COUNT: usize = 6;
+    pub const MSG_READY: usize = 6;
+    pub const MSG_DONE: usize = 7;
+    pub const COUNT: usize = 8;
 }
 
 /// Measurement window and stopping rules.
@@ -129,6 +137,12 @@ pub struct Core {
     pub(crate) nic_head: Vec<u32>,
     pub(crate) nic_tail: Vec<u32>,
     pub(crate) nic_rr: Vec<u32>,
+    /// When each node's host link is free again.
+    pub(crate) host_free: Vec<u64>,
+    /// When each node's memory port is free again (uncached traffic only).
+    pub(crate) mem_free: Vec<u64>,
+    /// Pending NicWake time per node (avoids duplicate wake-ups).
+    pub(crate) nic_wake: Vec<u64>,
     pub(crate) cands: Candidates,
     // bookkeeping
     pub(crate) next_seq: u64,
@@ -248,8 +262,20 @@ impl Core {
         if m.delivered < m.bytes {
             return None;
         }
-        let m = *m;
-        self.messages.remove(p.msg);
+        if self.p.rx_overhead.ps() > 0 {
+            let at = Time(now + self.p.rx_overhead.ps());
+            self.queue.schedule_on(lane::MSG_DONE, at, Ev::MsgDone(p.msg));
+            return None;
+        }
+        self.complete(p.msg)
+    }
+
+    /// A message is done at the receiver: record it and free it.
+    pub(crate) fn complete(&mut self, msg: u32) -> Option<Delivered> {
+        let now = self.queue.now().ps();
+        let m = *self.messages.get(msg);
+        let measured = m.measured;
+        self.messages.remove(msg);
         self.out.messages_delivered += 1;
         if measured {
             self.measured_outstanding -= 1;
@@ -342,6 +368,9 @@ impl<W: Workload> Simulation<W> {
             nic_head: vec![NIL; nodes],
             nic_tail: vec![NIL; nodes],
             nic_rr: vec![0; nodes],
+            host_free: vec![0; nodes],
+            mem_free: vec![0; nodes],
+            nic_wake: vec![0; nodes],
             cands: Candidates::default(),
             next_seq: 0,
             delivered_bits: Vec::new(),
@@ -436,6 +465,19 @@ impl<W: Workload> Simulation<W> {
                     self.core.on_out_free(port, q, bytes);
                 }
                 Ev::Wake(node) => self.workload.wake(node, &mut Api { core: &mut self.core }),
+                Ev::MsgReady(m) => {
+                    let src = c.messages.get(m).src;
+                    c.enqueue_message(src, m);
+                }
+                Ev::MsgDone(m) => {
+                    if let Some(d) = c.complete(m) {
+                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
+                    }
+                }
+                Ev::NicWake(node) => {
+                    c.nic_wake[node as usize] = 0;
+                    c.try_inject(node);
+                }
             }
             let c = &mut self.core;
             if let Some(e) = c.error.take() {

@@ -50,7 +50,13 @@ impl Api<'_> {
     /// Queue a message of `bytes` at `src`'s NIC for `dst`. `tag` comes back on delivery.
     #[inline]
     pub fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64) {
-        self.core.send(src, dst, bytes, tag);
+        self.core.send(src, dst, bytes, tag, crate::packet::NO_HINT);
+    }
+    /// Like [`send`](Self::send), but the first hop leaves on local network port `port` of the
+    /// source router (e.g. to use a particular one of two links to the same neighbour).
+    #[inline]
+    pub fn send_via(&mut self, src: NodeId, port: u8, dst: NodeId, bytes: u64, tag: u64) {
+        self.core.send(src, dst, bytes, tag, port);
     }
     /// Call [`Workload::wake`] for `node` at time `at` (not before now).
     #[inline]

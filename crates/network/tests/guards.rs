@@ -37,8 +37,13 @@ fn params(vcs: u8) -> NetworkParams {
         engines: 1,
         vcs,
         buffer_bytes: 256,
-        max_packet_bytes: 256,
-        header_bytes: 0,
+        format: fabricsim_network::PacketFormat::simple(256, 0),
+        tx_overhead: Time::ZERO,
+        rx_overhead: Time::ZERO,
+        host_bandwidth: None,
+        host_packet_overhead: Time::ZERO,
+        memory_bandwidth: None,
+        cache_bytes: 0,
         watchdog: Time::from_us(5),
     }
 }

@@ -77,6 +77,19 @@ impl DimensionOrder {
         &self.order
     }
 
+    /// Leave on local port `port` (a network port); VCs as the dateline rule gives for it.
+    pub fn route_via(&self, router: RouterId, port: u32, out: &mut Candidates) {
+        let Some((axis, delta)) = self.torus.port_axis(port) else { return };
+        let half = if self.dateline { self.vcs / 2 } else { 0 };
+        if self.dateline && self.torus.crosses_dateline(router, axis, delta) {
+            out.push_vcs(port, half..self.vcs);
+        } else if self.dateline {
+            out.push_vcs(port, 0..half);
+        } else {
+            out.push_vcs(port, 0..self.vcs);
+        }
+    }
+
     #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
         let t = &self.torus;

@@ -118,6 +118,18 @@ impl Routing {
         }
     }
 
+    /// Candidates for a first hop forced onto local port `port` (a direction hint, as BG/Q
+    /// hint bits): the VC follows the routing's rules for that port. Routings without
+    /// directions ignore the hint.
+    #[inline]
+    pub fn route_via(&self, router: RouterId, port: u32, dst: NodeId, out: &mut Candidates) {
+        out.clear();
+        match self {
+            Routing::DimensionOrder(r) => r.route_via(router, port, out),
+            Routing::UpDown(r) => r.route(router, dst, out),
+        }
+    }
+
     /// VC a packet uses on its injection port.
     #[inline]
     pub fn injection_vc(&self) -> u8 {
