@@ -133,9 +133,10 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
         Cmd::Info { scenario, set, json } => {
             let s = load(&scenario, &set)?;
-            let a = Plan::new(&s)?.analysis();
+            let info = Plan::new(&s)?.info();
+            let a = &info.analysis;
             if json {
-                println!("{}", serde_json::to_string_pretty(&a).expect("analysis serialises"));
+                println!("{}", serde_json::to_string_pretty(&info).expect("analysis serialises"));
             } else {
                 println!("nodes                      {}", a.nodes);
                 println!("routers                    {}", a.routers);
@@ -146,6 +147,12 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("average hops               {:.4}", a.average_hops);
                 println!("bisection bandwidth        {:.3} GB/s", a.bisection_bandwidth / 1e9);
                 println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
+                println!("packet efficiency          {:.4}", info.packet_efficiency);
+                if let Some(k) = info.link_kinds {
+                    println!("links electrical           {}", k.links_electrical);
+                    println!("links optical              {}", k.links_optical);
+                    println!("optical link fraction      {:.4}", k.optical_link_fraction);
+                }
             }
         }
         Cmd::Sweep { scenario, loads, set, csv, json } => {

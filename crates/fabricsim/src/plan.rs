@@ -7,8 +7,19 @@ use crate::Error;
 use fabricsim_core::{ConfigError, NodeId, RngStreams, Time};
 use fabricsim_network::{NetworkParams, PacketFormat, RunLimits, Simulation, Workload};
 use fabricsim_routing::{Routing, RoutingSpec};
-use fabricsim_topology::{analysis, Analysis, FatTree, Topology, Torus};
-use fabricsim_workload::{AllToAll, AnyWorkload, OpenLoop, Pattern, PingPong, Shape, Throughput};
+use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
+
+/// What `fabricsim info` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InfoReport {
+    #[serde(flatten)]
+    pub analysis: Analysis,
+    /// Payload fraction of a full packet of the scenario's packet format.
+    pub packet_efficiency: f64,
+    #[serde(flatten)]
+    pub link_kinds: Option<packaging::LinkKinds>,
+}
+use fabricsim_workload::{AllToAll, AnyWorkload, LinkStreams, OpenLoop, Pattern, PingPong, Shape, Stream, Throughput};
 
 /// A validated scenario, ready to run any number of times.
 #[derive(Debug, Clone)]
@@ -24,7 +35,7 @@ pub struct Plan {
 
 const OPEN_LOOP: &[&str] =
     &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
-const CLOSED: &[&str] = &["pingpong", "throughput", "all_to_all"];
+const CLOSED: &[&str] = &["pingpong", "throughput", "all_to_all", "simultaneous_puts", "neighbor_exchange"];
 
 impl Plan {
     /// Check everything that can be checked before running.
@@ -65,6 +76,12 @@ impl Plan {
             return Err(ConfigError::new("routing.order", "only applies to dimension_order routing").into());
         }
         let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?;
+        if let Some(block) = &s.packaging.block {
+            match &topology {
+                Topology::Torus(t) => packaging::check_block(t, block)?,
+                _ => return Err(ConfigError::new("packaging.block", "applies to torus/mesh topologies only").into()),
+            }
+        }
         let direct = matches!(topology, Topology::Torus(_));
         let packet = s.workload.packet_size.get();
         if packet == 0 || packet > u32::MAX as u64 / 2 {
@@ -114,6 +131,7 @@ impl Plan {
         let params = NetworkParams {
             link_bandwidth: t.link_bandwidth,
             link_latency: t.link_latency,
+            optical_latency: s.packaging.optical_latency,
             router_delay: s.router.delay,
             terminal_bandwidth: s.nic.bandwidth.unwrap_or(t.link_bandwidth),
             terminal_latency: if direct { Time::ZERO } else { t.link_latency },
@@ -166,6 +184,24 @@ impl Plan {
         analysis::analyze(&self.topology, self.params.engines, self.params.link_bandwidth)
     }
 
+    /// The port graph, with optical links marked when the scenario gives a packaging block.
+    pub fn build_graph(&self) -> PortGraph {
+        let mut g = self.topology.build_graph(self.params.engines);
+        if let (Some(block), Topology::Torus(t)) = (&self.scenario.packaging.block, &self.topology) {
+            g.optical = packaging::optical_ports(t, &g, block);
+        }
+        g
+    }
+
+    /// Analysis plus electrical/optical link counts when packaging is given.
+    pub fn info(&self) -> InfoReport {
+        let link_kinds = self.scenario.packaging.block.as_ref().map(|_| {
+            let g = self.build_graph();
+            packaging::count(&g, &g.optical)
+        });
+        InfoReport { analysis: self.analysis(), packet_efficiency: self.params.format.efficiency(), link_kinds }
+    }
+
     /// Injection bandwidth of one node, bytes per second.
     pub fn node_injection_bandwidth(&self) -> f64 {
         self.params.engines as f64 * self.params.terminal_bandwidth.bytes_per_sec() as f64
@@ -215,17 +251,39 @@ impl Plan {
         let hot_set = w.hot_fraction.is_some() || w.hot_nodes.is_some();
         Ok(match w.kind.as_str() {
             "pingpong" => {
-                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::PingPong(PingPong::new(a, b, size, w.iterations.unwrap_or(10)))
             }
             "throughput" => {
-                self.unused(&[("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                self.unused(&[("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::Throughput(Throughput::new(a, b, size, w.messages.unwrap_or(16)))
             }
+            "simultaneous_puts" | "neighbor_exchange" => {
+                self.unused(&[("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                let src = self.node_at("workload.src", &w.src)?;
+                let g = self.topology.build_graph(self.params.engines);
+                let ports: Vec<u32> = (0..g.ports_of(src))
+                    .filter(|&l| g.kind[g.port(src, l) as usize] == fabricsim_topology::PortKind::Network)
+                    .collect();
+                let n = w.directions.map(|d| d as usize).unwrap_or(ports.len());
+                if n == 0 || n > ports.len() {
+                    return Err(ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into());
+                }
+                let mut streams = Vec::new();
+                for &l in &ports[..n] {
+                    let peer = g.peer[g.port(src, l) as usize];
+                    let nb = g.owner[peer as usize];
+                    streams.push(Stream { src, port: l as u8, dst: nb });
+                    if w.kind == "neighbor_exchange" {
+                        streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: src });
+                    }
+                }
+                AnyWorkload::LinkStreams(LinkStreams::new(streams, size, w.messages.unwrap_or(1)))
+            }
             "all_to_all" => {
-                self.unused(&[("src", w.src.is_some()), ("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                self.unused(&[("src", w.src.is_some()), ("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4)))
             }
             kind => {
@@ -236,6 +294,7 @@ impl Plan {
                     ("iterations", w.iterations.is_some()),
                     ("messages", w.messages.is_some()),
                     ("window", w.window.is_some()),
+                    ("directions", w.directions.is_some()),
                     ("hot_fraction", hot_set && kind != "hot_region"),
                     ("radius", w.radius.is_some() && kind != "sphere"),
                 ])?;
@@ -262,7 +321,7 @@ impl Plan {
     /// Run once, reporting progress (simulated time) now and then.
     pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
         let started = std::time::Instant::now();
-        let graph = self.topology.build_graph(self.params.engines);
+        let graph = self.build_graph();
         let workload = self.build_workload()?;
         let closed = workload.is_closed();
         let mut sim = Simulation::new(graph, self.routing.clone(), self.params.clone(), workload)?;

@@ -209,7 +209,8 @@ pub struct RoutingToml {
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadSpec {
     /// uniform_random (default), nearest_neighbor, transpose, bit_complement, tornado,
-    /// hot_region, sphere, pingpong, throughput, all_to_all.
+    /// hot_region, sphere, pingpong, throughput, all_to_all, simultaneous_puts,
+    /// neighbor_exchange.
     #[serde(rename = "type")]
     pub kind: String,
     /// Open-loop: offered load as a fraction of each node's injection bandwidth. Default 0.4.
@@ -228,6 +229,9 @@ pub struct WorkloadSpec {
     pub messages: Option<u64>,
     /// all_to_all: messages outstanding per node. Default 4.
     pub window: Option<u32>,
+    /// simultaneous_puts / neighbor_exchange: how many of the node's links (in port order:
+    /// axis by axis, + before -). Default: all.
+    pub directions: Option<u32>,
     /// hot_region: fraction of traffic sent to the hot nodes. Default 0.25.
     pub hot_fraction: Option<f64>,
     /// hot_region: the hot nodes are node ids 0..hot_nodes. Default 1/8 of the nodes.
@@ -248,6 +252,7 @@ impl Default for WorkloadSpec {
             iterations: None,
             messages: None,
             window: None,
+            directions: None,
             hot_fraction: None,
             hot_nodes: None,
             radius: None,

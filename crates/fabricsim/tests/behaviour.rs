@@ -257,3 +257,72 @@ mod bad_input {
         assert_eq!(a.bisection_bandwidth, 2.0 * 64.0 * 2.0 * bw);
     }
 }
+
+mod nic_model {
+    use super::*;
+
+    fn streams(kind: &str, engines: u32, directions: Option<u32>) -> f64 {
+        let mut s = Scenario::default();
+        s.topology.shape = vec![4, 4, 4];
+        s.nic.injection_engines = Some(engines);
+        s.workload.kind = kind.into();
+        s.workload.src = Some(vec![0, 0, 0]);
+        s.workload.message_size = Some(fabricsim::Bytes(1 << 18));
+        s.workload.directions = directions;
+        Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap()
+    }
+
+    #[test]
+    fn simultaneous_puts_scale_with_engines_until_links_or_engines_run_out() {
+        let link = 5.0;
+        // 4 directions with 4 engines: 4 links busy; with 2 engines only 2 messages at a time.
+        let four = streams("simultaneous_puts", 4, Some(4));
+        assert!(four > 3.95 * link * 0.99 && four <= 4.0 * link, "{four}");
+        let two_engines = streams("simultaneous_puts", 2, Some(4));
+        assert!(two_engines < 2.0 * link * 1.01, "{two_engines}");
+    }
+
+    #[test]
+    fn neighbor_exchange_uses_every_link_both_ways() {
+        let t = streams("neighbor_exchange", 6, None);
+        assert!(t > 0.98 * 12.0 * 5.0 && t <= 12.0 * 5.0, "{t}");
+    }
+
+    #[test]
+    fn per_message_costs_add_to_latency_and_options_remove_them() {
+        let base = {
+            let s = pingpong_torus(&[4], &[true], &[0], &[1], 8);
+            Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap()
+        };
+        let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 8);
+        s.nic.tx_overhead = Time::from_ns(100);
+        s.nic.descriptor_fetch = Time::from_ns(240);
+        s.nic.memory_write = Time::from_ns(160);
+        s.nic.far_cmg_penalty = Time::from_ns(50);
+        let lat = |s: &Scenario| Plan::new(s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
+        assert!((lat(&s) - (base + 500.0)).abs() < 1e-6);
+        s.nic.direct_descriptor = true;
+        assert!((lat(&s) - (base + 260.0)).abs() < 1e-6);
+        s.nic.cache_injection = true;
+        assert!((lat(&s) - (base + 100.0)).abs() < 1e-6);
+        s.nic.cmg = "far".into();
+        assert!((lat(&s) - (base + 150.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn host_and_memory_limits_cap_throughput() {
+        let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 1 << 20);
+        s.workload.kind = "throughput".into();
+        s.workload.iterations = None;
+        s.workload.messages = Some(2);
+        s.nic.host_bandwidth = Some(Bandwidth(2_000_000_000));
+        let t = Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap();
+        assert!(t < 2.0 && t > 1.95, "{t}");
+        s.nic.host_bandwidth = None;
+        s.nic.memory_bandwidth = Some(Bandwidth(1_000_000_000));
+        s.nic.cache_size = fabricsim::Bytes(4096);
+        let t = Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap();
+        // Sender reads and receiver writes use different nodes' memory: 1 GB/s each.
+        assert!(t < 1.0 && t > 0.97, "{t}");
+    }
+}

@@ -36,110 +36,113 @@ impl Core {
         }
     }
 
-    /// A message whose sender-side processing is done joins its NIC's queue.
+    /// A message whose sender-side processing is done joins the queue of one of its node's
+    /// engines, dealt round-robin (as Tofu's communication layer deals messages to TNIs).
     pub(crate) fn enqueue_message(&mut self, src: NodeId, m: u32) {
-        let t = self.nic_tail[src as usize];
+        let e_count = self.graph.engines;
+        let e = self.nic_rr[src as usize];
+        self.nic_rr[src as usize] = (e + 1) % e_count;
+        let qi = (src * e_count + e) as usize;
+        let t = self.nic_tail[qi];
         if t == NIL {
-            self.nic_head[src as usize] = m;
+            self.nic_head[qi] = m;
         } else {
             self.messages.get_mut(t).next = m;
         }
-        self.nic_tail[src as usize] = m;
+        self.nic_tail[qi] = m;
         self.try_inject(src);
     }
 
-    /// Start as many packets as idle engines with credit allow.
+    /// Start packets on every idle engine that has a message and credit.
     pub(crate) fn try_inject(&mut self, node: NodeId) {
+        for e in 0..self.graph.engines {
+            self.try_inject_engine(node, e);
+        }
+    }
+
+    /// Start one packet on engine `e` of `node` if it is idle, has a message and has credit.
+    fn try_inject_engine(&mut self, node: NodeId, e: u32) {
         let now = self.queue.now().ps();
         let e_count = self.graph.engines;
         let tp = self.total_ports();
         let vc = self.routing.injection_vc() as u32;
-        loop {
-            let m = self.nic_head[node as usize];
-            if m == NIL {
-                return;
-            }
-            let msg = *self.messages.get(m);
-            let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
-            let wire = self.p.format.wire(payload);
-            // Shared node resources: the host link, and main memory for uncached data.
-            let mut blocked_until = 0;
-            let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
-            if host_limited {
-                blocked_until = blocked_until.max(self.host_free[node as usize]);
-            }
-            if msg.uncached {
-                blocked_until = blocked_until.max(self.mem_free[node as usize]);
-            }
-            if blocked_until > now {
-                if self.nic_wake[node as usize] != blocked_until {
-                    self.nic_wake[node as usize] = blocked_until;
-                    self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
-                }
-                return;
-            }
-            let rr = self.nic_rr[node as usize];
-            let mut engine = None;
-            for k in 0..e_count {
-                let e = (rr + k) % e_count;
-                let ps = tp + node * e_count + e;
-                if self.outs[ps as usize].busy_until <= now && self.outs[ps as usize].credits[vc as usize] >= wire {
-                    engine = Some((e, ps));
-                    break;
-                }
-            }
-            let Some((e, ps)) = engine else { return };
-            self.nic_rr[node as usize] = (e + 1) % e_count;
-            // Cut the packet.
-            let mm = self.messages.get_mut(m);
-            mm.packetized += payload as u64;
-            if mm.packetized >= mm.bytes {
-                self.nic_head[node as usize] = mm.next;
-                if mm.next == NIL {
-                    self.nic_tail[node as usize] = NIL;
-                }
-            }
-            if host_limited {
-                let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
-                self.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
-            }
-            if msg.uncached {
-                let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
-                self.mem_free[node as usize] = now + bw.serialization(payload as u64).ps();
-            }
-            let ser = self.serialization(ps, wire);
-            let lat = self.channel_latency(ps);
-            let seq = self.next_seq;
-            self.next_seq += 1;
-            let attach = self.graph.attach[(node * e_count + e) as usize];
-            let q = attach * self.vcs + vc;
-            let pkt = self.packets.insert(Packet {
-                seq,
-                msg: m,
-                src: node,
-                dst: msg.dst,
-                wire_bytes: wire,
-                payload,
-                created: msg.created,
-                tail: now + lat + ser,
-                next: NIL,
-                q,
-                out: NIL,
-                out_vc: 0,
-                prio: msg.prio,
-                ready: false,
-                hops: 0,
-                hint: msg.hint,
-                uncached: msg.uncached,
-            });
-            self.push_q(q, pkt);
-            self.outs[ps as usize].credits[vc as usize] -= wire;
-            self.outs[ps as usize].busy_until = now + ser;
-            self.in_network += 1;
-            self.out.packets_injected += 1;
-            self.last_progress = now;
-            self.queue.schedule_on(lane::INJECT_READY, Time(now + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
-            self.queue.schedule_on(lane::ENGINE_FREE, Time(now + ser), Ev::EngineFree(ps));
+        let qi = (node * e_count + e) as usize;
+        let m = self.nic_head[qi];
+        if m == NIL {
+            return;
         }
+        let ps = tp + node * e_count + e;
+        let msg = *self.messages.get(m);
+        let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
+        let wire = self.p.format.wire(payload);
+        if self.outs[ps as usize].busy_until > now || self.outs[ps as usize].credits[vc as usize] < wire {
+            return; // EngineFree or a credit return will call again
+        }
+        // Shared node resources: the host link, and main memory for uncached data.
+        let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
+        let mut blocked_until = 0;
+        if host_limited {
+            blocked_until = blocked_until.max(self.host_free[node as usize]);
+        }
+        if msg.uncached {
+            blocked_until = blocked_until.max(self.mem_free[node as usize]);
+        }
+        if blocked_until > now {
+            if self.nic_wake[node as usize] != blocked_until {
+                self.nic_wake[node as usize] = blocked_until;
+                self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
+            }
+            return;
+        }
+        // Cut the packet.
+        let mm = self.messages.get_mut(m);
+        mm.packetized += payload as u64;
+        if mm.packetized >= mm.bytes {
+            self.nic_head[qi] = mm.next;
+            if mm.next == NIL {
+                self.nic_tail[qi] = NIL;
+            }
+        }
+        if host_limited {
+            let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
+            self.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
+        }
+        if msg.uncached {
+            let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
+            self.mem_free[node as usize] = now + bw.serialization(payload as u64).ps();
+        }
+        let ser = self.serialization(ps, wire);
+        let lat = self.channel_latency(ps);
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        let attach = self.graph.attach[(node * e_count + e) as usize];
+        let q = attach * self.vcs + vc;
+        let pkt = self.packets.insert(Packet {
+            seq,
+            msg: m,
+            src: node,
+            dst: msg.dst,
+            wire_bytes: wire,
+            payload,
+            created: msg.created,
+            tail: now + lat + ser,
+            next: NIL,
+            q,
+            out: NIL,
+            out_vc: 0,
+            prio: msg.prio,
+            ready: false,
+            hops: 0,
+            hint: msg.hint,
+            uncached: msg.uncached,
+        });
+        self.push_q(q, pkt);
+        self.outs[ps as usize].credits[vc as usize] -= wire;
+        self.outs[ps as usize].busy_until = now + ser;
+        self.in_network += 1;
+        self.out.packets_injected += 1;
+        self.last_progress = now;
+        self.queue.schedule_on(lane::INJECT_READY, Time(now + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
+        self.queue.schedule_on(lane::ENGINE_FREE, Time(now + ser), Ev::EngineFree(ps));
     }
 }

@@ -10,6 +10,8 @@ pub struct NetworkParams {
     pub link_bandwidth: Bandwidth,
     /// Router-to-router link latency (wire + SerDes), one direction.
     pub link_latency: Time,
+    /// Latency of links the packaging marks optical (`PortGraph::optical`); `None`: as others.
+    pub optical_latency: Option<Time>,
     /// Router pipeline delay, paid when a packet arrives at a router over a network link.
     pub router_delay: Time,
     /// Bandwidth of each NIC engine's path into and out of its router.

@@ -178,9 +178,18 @@ impl Core {
         if self.is_pseudo(port) {
             self.p.nic_latency.ps() + self.p.terminal_latency.ps()
         } else if self.graph.kind[port as usize] == PortKind::Network {
-            self.p.link_latency.ps()
+            self.link_latency(port)
         } else {
             self.p.terminal_latency.ps()
+        }
+    }
+
+    /// Latency of the network link leaving `port`: optical links may differ.
+    #[inline]
+    fn link_latency(&self, port: u32) -> u64 {
+        match self.p.optical_latency {
+            Some(t) if self.graph.optical.get(port as usize).copied().unwrap_or(false) => t.ps(),
+            _ => self.p.link_latency.ps(),
         }
     }
 
@@ -190,7 +199,7 @@ impl Core {
         if self.is_pseudo(port) {
             self.p.terminal_latency.ps()
         } else {
-            self.p.link_latency.ps()
+            self.link_latency(port)
         }
     }
 
@@ -365,8 +374,8 @@ impl<W: Workload> Simulation<W> {
             q_req: vec![HeadRequest::default(); tp * vcs as usize],
             packets: Slab::default(),
             messages: Slab::default(),
-            nic_head: vec![NIL; nodes],
-            nic_tail: vec![NIL; nodes],
+            nic_head: vec![NIL; nodes * graph.engines as usize],
+            nic_tail: vec![NIL; nodes * graph.engines as usize],
             nic_rr: vec![0; nodes],
             host_free: vec![0; nodes],
             mem_free: vec![0; nodes],

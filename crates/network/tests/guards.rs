@@ -29,6 +29,7 @@ fn params(vcs: u8) -> NetworkParams {
     NetworkParams {
         link_bandwidth: Bandwidth(5_000_000_000),
         link_latency: Time::from_ns(20),
+        optical_latency: None,
         router_delay: Time::from_ns(40),
         terminal_bandwidth: Bandwidth(5_000_000_000),
         terminal_latency: Time::ZERO,

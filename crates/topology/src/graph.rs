@@ -33,6 +33,8 @@ pub struct PortGraph {
     pub attach: Vec<PortId>,
     /// Router owning each global port.
     pub owner: Vec<RouterId>,
+    /// Optical links (by packaging); empty when all links are alike.
+    pub optical: Vec<bool>,
 }
 
 impl PortGraph {
@@ -50,6 +52,7 @@ impl PortGraph {
             peer: vec![UNCONNECTED; total],
             attach: vec![UNCONNECTED; (nodes * engines) as usize],
             owner,
+            optical: Vec::new(),
         }
     }
 

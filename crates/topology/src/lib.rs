@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod fat_tree;
 pub mod graph;
+pub mod packaging;
 pub mod torus;
 
 pub use analysis::Analysis;

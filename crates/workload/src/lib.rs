@@ -9,12 +9,14 @@
 //! [`AnyWorkload`] is the closed set the facade builds from a scenario.
 
 pub mod all_to_all;
+pub mod link_streams;
 pub mod open_loop;
 pub mod pattern;
 pub mod pingpong;
 pub mod throughput;
 
 pub use all_to_all::AllToAll;
+pub use link_streams::{LinkStreams, Stream};
 pub use open_loop::OpenLoop;
 pub use pattern::{Pattern, Shape};
 pub use pingpong::PingPong;
@@ -45,6 +47,7 @@ pub enum AnyWorkload {
     PingPong(PingPong),
     Throughput(Throughput),
     AllToAll(AllToAll),
+    LinkStreams(LinkStreams),
 }
 
 impl AnyWorkload {
@@ -54,6 +57,7 @@ impl AnyWorkload {
             AnyWorkload::PingPong(w) => w.report(),
             AnyWorkload::Throughput(w) => w.report(),
             AnyWorkload::AllToAll(w) => w.report(),
+            AnyWorkload::LinkStreams(w) => w.report(),
         }
     }
     /// Whether this workload runs until its work is done (rather than for a time window).
@@ -69,6 +73,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::PingPong(w) => w.start(api),
             AnyWorkload::Throughput(w) => w.start(api),
             AnyWorkload::AllToAll(w) => w.start(api),
+            AnyWorkload::LinkStreams(w) => w.start(api),
         }
     }
     fn wake(&mut self, node: NodeId, api: &mut Api) {
@@ -82,6 +87,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::PingPong(w) => w.delivered(m, api),
             AnyWorkload::Throughput(w) => w.delivered(m, api),
             AnyWorkload::AllToAll(w) => w.delivered(m, api),
+            AnyWorkload::LinkStreams(w) => w.delivered(m, api),
         }
     }
     fn finished(&self) -> bool {
@@ -90,6 +96,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::PingPong(w) => w.finished(),
             AnyWorkload::Throughput(w) => w.finished(),
             AnyWorkload::AllToAll(w) => w.finished(),
+            AnyWorkload::LinkStreams(w) => w.finished(),
         }
     }
 }
