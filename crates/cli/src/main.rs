@@ -53,18 +53,26 @@ enum Cmd {
     },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
+    /// List the built-in machine presets, or print one as TOML.
+    Presets {
+        /// A preset name: print its TOML (with the source of every value).
+        name: Option<String>,
+    },
 }
 
 fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
     let mut s = match path {
         Some(p) => Scenario::from_file(p)?,
-        None => {
-            let mut s = Scenario::default();
-            s.name = Some("default: 8x8x8 torus, uniform random, 40% load".into());
-            s
-        }
+        None => Scenario::default(),
     };
     s.apply_overrides(set)?;
+    if path.is_none() && s.name.is_none() {
+        s.name = Some(if s.machine.preset.is_some() || !set.is_empty() {
+            "default scenario with overrides".into()
+        } else {
+            "default: 8x8x8 torus, uniform random, 40% load".into()
+        });
+    }
     Ok(s)
 }
 
@@ -183,6 +191,15 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Default => print!("{}", Scenario::default().to_toml_string()),
+        Cmd::Presets { name: None } => {
+            for (name, about, _) in fabricsim::presets::PRESETS {
+                println!("{name:<14} {about}");
+            }
+        }
+        Cmd::Presets { name: Some(n) } => match fabricsim::presets::text(&n) {
+            Some(t) => print!("{t}"),
+            None => return Err(fabricsim::ConfigError::new("preset", format!("'{n}' is not a preset (see `fabricsim presets`)")).into()),
+        },
     }
     Ok(())
 }

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct Scenario {
+    /// The keys the user wrote (file plus `set` calls), before presets and defaults fill the
+    /// rest. [`Scenario::set`] re-resolves from these, so a preset named later still sits under
+    /// everything the user wrote, and defaults never override a preset.
+    #[serde(skip)]
+    explicit: toml::Table,
     /// A name for reports.
     pub name: Option<String>,
     pub machine: MachineSpec,
@@ -305,24 +310,25 @@ impl Scenario {
     }
 
     fn from_value(value: toml::Value) -> Result<Scenario, Error> {
+        let explicit = value.as_table().cloned().unwrap_or_default();
         let value = crate::presets::apply(value)?;
-        serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
+        let mut s = serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             // One line: toml appends "in `section`" on a line of its own.
             let inner = inner.lines().next().unwrap_or_default().to_string();
             Error::Config(ConfigError::new(if path == "." { "scenario".into() } else { path }, inner))
-        })
-    }
-
-    fn to_value(&self) -> toml::Value {
-        toml::Value::try_from(self).expect("a scenario always serialises")
+        })?;
+        s.explicit = explicit;
+        Ok(s)
     }
 
     /// Override one key: `set("topology.shape", "[4,4]")`, `set("sim.duration", "5us")`.
-    /// The value is read as a TOML value, or as a string if it is not one.
+    /// The value is read as a TOML value, or as a string if it is not one. The scenario is
+    /// re-resolved from the keys written so far (file and earlier `set` calls) plus this one;
+    /// fields edited directly on the struct are not part of that and are reset.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
-        let mut root = self.to_value();
+        let mut root = toml::Value::Table(self.explicit.clone());
         let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
             .ok()
             .and_then(|mut t| t.remove("v"))
@@ -403,8 +409,22 @@ mod tests {
 
     #[test]
     fn round_trips_through_toml() {
-        let s = Scenario::default();
+        let s = Scenario::from_toml_str("[topology]\nshape = [4, 4]\n").unwrap();
         let back = Scenario::from_toml_str(&s.to_toml_string()).unwrap();
-        assert_eq!(s, back);
+        assert_eq!(s.to_toml_string(), back.to_toml_string());
+        assert_eq!(back.topology.shape, vec![4, 4]);
+    }
+
+    #[test]
+    fn presets_sit_under_explicit_keys_in_any_order() {
+        let mut a = Scenario::default();
+        a.set("router.vcs", "4").unwrap();
+        a.set("machine.preset", "\"bgq\"").unwrap();
+        assert_eq!(a.router.vcs, 4, "explicit key wins over the preset");
+        assert_eq!(a.topology.shape, vec![4, 4, 4, 4, 2], "preset wins over defaults");
+        let b = Scenario::from_toml_str("[machine]\npreset = \"bgq\"\n[router]\nvcs = 4\n").unwrap();
+        assert_eq!(a.to_toml_string(), b.to_toml_string());
+        let e = Scenario::from_toml_str("[machine]\npreset = \"cray\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("machine.preset") && e.contains("'cray'"), "{e}");
     }
 }
