@@ -51,6 +51,18 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
+    /// Reproduce the published figures under validation/ and compare (exit 1 if a row fails).
+    Validate {
+        /// Write the rows as JSON to FILE.
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+        /// Only this system (e.g. TofuD, BGQ) or validation file stem.
+        #[arg(long, value_name = "SYSTEM")]
+        only: Option<String>,
+        /// Folder of validation files.
+        #[arg(long, default_value = "validation")]
+        dir: PathBuf,
+    },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
     /// List the built-in machine presets, or print one as TOML.
@@ -112,6 +124,10 @@ fn main() -> ExitCode {
         }
         Err(Error::Sim(e)) => {
             eprintln!("simulation failed: {e}");
+            ExitCode::from(1)
+        }
+        Err(Error::Failed(e)) => {
+            eprintln!("{e}");
             ExitCode::from(1)
         }
     }
@@ -188,6 +204,25 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
+            }
+        }
+        Cmd::Validate { json, only, dir } => {
+            let pb = progress_bar(0, "validating");
+            let rows = fabricsim::validate::validate(&dir, only.as_deref(), |r| {
+                if let Some(pb) = &pb {
+                    pb.set_message(format!("validating: {} {}", r.system, r.figure));
+                    pb.inc(1);
+                }
+            })?;
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            print!("{}", fabricsim::validate::table(&rows));
+            if let Some(p) = json {
+                write_out(&p, &serde_json::to_string_pretty(&rows).expect("rows serialise"))?;
+            }
+            if rows.iter().any(|r| r.status == "FAIL") {
+                return Err(Error::Failed(format!("{} validation rows failed", rows.iter().filter(|r| r.status == "FAIL").count())));
             }
         }
         Cmd::Default => print!("{}", Scenario::default().to_toml_string()),

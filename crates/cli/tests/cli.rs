@@ -96,3 +96,63 @@ fn every_example_runs() {
         }
     }
 }
+
+#[test]
+fn validate_passes_every_row_and_covers_the_required_figures() {
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let dir = format!("{root}/validation");
+    let json = std::env::temp_dir().join(format!("fabricsim-validate-{}.json", std::process::id()));
+    let (code, out, err) = fabricsim(&["validate", "--dir", &dir, "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let has = |system: &str, needle: &str| rows.iter().any(|r| r["system"] == system && r["figure"].as_str().unwrap().contains(needle));
+    for (s, f) in [
+        ("TofuD", "Put latency"), ("Tofu2", "Put latency"), ("Tofu", "Put latency"),
+        ("TofuD", "injection rate"), ("Tofu2", "injection rate"), ("Tofu", "injection rate"),
+        ("TofuD", "single-Put"), ("Tofu2", "single-Put"), ("Tofu", "single-Put"),
+        ("BGQ", "13 hops"), ("BGQ", "1 MB"), ("BGQ", "256 MB"),
+        ("Dawning", "minimum application latency"), ("APEnet+", "host memory"), ("APEnet+", "GPU-sourced"),
+        ("Tofu", "K computer"), ("TofuD", "post-K"),
+    ] {
+        assert!(has(s, f), "no row for {s} / {f}");
+    }
+    let bgq_hops = rows.iter().filter(|r| r["system"] == "BGQ" && r["figure"].as_str().unwrap().contains("ping-pong")).count();
+    assert_eq!(bgq_hops, 26);
+    for r in &rows {
+        assert!(r["status"] == "PASS" || r["status"] == "INFO", "{r}");
+        if r["status"] == "PASS" {
+            assert!(r["error"].as_f64().unwrap().abs() <= r["tolerance"].as_f64().unwrap());
+        }
+    }
+    assert!(out.contains("passed, 0 failed"));
+}
+
+#[test]
+fn validate_reports_a_failing_row_with_exit_code_1() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-badval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("x.toml"),
+        "system = \"X\"\nsource = \"test\"\n[[row]]\nfigure = \"wrong on purpose\"\npublished = 1.0\nunit = \"us\"\nmetric = \"one_way_latency\"\nset = [\"machine.preset=bgq\"]\n",
+    )
+    .unwrap();
+    let (code, out, _) = fabricsim(&["validate", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(out.contains("FAIL"), "{out}");
+}
+
+#[test]
+fn every_preset_runs_its_default_scenario() {
+    let (code, out, _) = fabricsim(&["presets"]);
+    assert_eq!(code, 0);
+    let names: Vec<String> = out.lines().map(|l| l.split_whitespace().next().unwrap().to_string()).collect();
+    assert!(names.len() >= 8, "{out}");
+    for n in names {
+        let (code, out, err) = fabricsim(&["run", "--set", &format!("machine.preset={n}")]);
+        assert_eq!(code, 0, "{n}: {err}");
+        assert!(out.contains("one-way"), "{n}: {out}");
+        let (code, toml, _) = fabricsim(&["presets", &n]);
+        assert_eq!(code, 0);
+        assert!(toml.contains('#'), "preset {n} carries no source comments");
+    }
+}

@@ -29,6 +29,7 @@ pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod sweep;
+pub mod validate;
 
 pub use plan::Plan;
 pub use report::RunReport;
@@ -48,6 +49,9 @@ pub enum Error {
     Sim(SimError),
     #[error("{0}")]
     Io(String),
+    /// A check did not pass (e.g. a validation row failed): exit code 1.
+    #[error("{0}")]
+    Failed(String),
 }
 
 impl From<SimError> for Error {

@@ -34,8 +34,17 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
         ConfigError::new("machine.preset", format!("'{name}' is not one of {}", names.join(", ")))
     })?;
-    let base: toml::Value =
+    let mut base: toml::Value =
         toml::from_str(text).map_err(|e| ConfigError::new("machine.preset", format!("preset '{name}' is malformed: {e}")))?;
+    // A preset's default workload applies only when the scenario keeps its workload type:
+    // choosing another type drops all the preset's workload keys.
+    let wanted = value.get("workload").and_then(|w| w.get("type")).cloned();
+    let preset_type = base.get("workload").and_then(|w| w.get("type")).cloned();
+    if wanted.is_some() && wanted != preset_type {
+        if let Some(t) = base.as_table_mut() {
+            t.remove("workload");
+        }
+    }
     Ok(merge(base, value))
 }
 

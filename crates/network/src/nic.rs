@@ -84,11 +84,10 @@ impl Core {
         if host_limited {
             blocked_until = blocked_until.max(self.host_free[node as usize]);
         }
-        if msg.uncached {
-            blocked_until = blocked_until.max(self.mem_free[node as usize]);
-        }
         if blocked_until > now {
-            if self.nic_wake[node as usize] != blocked_until {
+            // At most one pending wake-up per node (an earlier one may replace it).
+            let pending = self.nic_wake[node as usize];
+            if pending == 0 || blocked_until < pending {
                 self.nic_wake[node as usize] = blocked_until;
                 self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
             }
@@ -107,9 +106,10 @@ impl Core {
             let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
             self.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
         }
+        // Uncached data must first be read from memory: the packet starts once its data is read.
+        let mut start = now;
         if msg.uncached {
-            let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
-            self.mem_free[node as usize] = now + bw.serialization(payload as u64).ps();
+            start = self.reserve_memory(node, payload, false);
         }
         let ser = self.serialization(ps, wire);
         let lat = self.channel_latency(ps);
@@ -125,7 +125,7 @@ impl Core {
             wire_bytes: wire,
             payload,
             created: msg.created,
-            tail: now + lat + ser,
+            tail: start + lat + ser,
             next: NIL,
             q,
             out: NIL,
@@ -138,11 +138,11 @@ impl Core {
         });
         self.push_q(q, pkt);
         self.outs[ps as usize].credits[vc as usize] -= wire;
-        self.outs[ps as usize].busy_until = now + ser;
+        self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;
         self.last_progress = now;
-        self.queue.schedule_on(lane::INJECT_READY, Time(now + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
-        self.queue.schedule_on(lane::ENGINE_FREE, Time(now + ser), Ev::EngineFree(ps));
+        self.queue.schedule_on(lane::INJECT_READY, Time(start + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
+        self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));
     }
 }

@@ -118,11 +118,8 @@ impl Core {
         let mut finish = (now + ser).max(tail);
         let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
         if terminal && uncached {
-            // Uncached data is written to main memory: the node's memory port paces reception.
-            let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
-            let start = now.max(self.mem_free[dst as usize]);
-            self.mem_free[dst as usize] = start + bw.serialization(payload as u64).ps();
-            finish = finish.max(self.mem_free[dst as usize]);
+            // Uncached data is written to main memory: the node's memory paces reception.
+            finish = finish.max(self.reserve_memory(dst, payload, true));
         }
         let c = &mut self.counters[out as usize];
         c.bytes += size as u64;

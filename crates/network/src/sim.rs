@@ -139,7 +139,8 @@ pub struct Core {
     pub(crate) nic_rr: Vec<u32>,
     /// When each node's host link is free again.
     pub(crate) host_free: Vec<u64>,
-    /// When each node's memory port is free again (uncached traffic only).
+    /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
+    /// done: `mem_free[2 * node]` reads, `mem_free[2 * node + 1]` writes.
     pub(crate) mem_free: Vec<u64>,
     /// Pending NicWake time per node (avoids duplicate wake-ups).
     pub(crate) nic_wake: Vec<u64>,
@@ -235,6 +236,23 @@ impl Core {
             self.q_tail[q as usize] = NIL;
         }
         h
+    }
+
+    /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a
+    /// send's read) and return when the transfer ends. Reads and writes are served like a fair
+    /// DRAM controller: each direction gets half the bandwidth while the other one is busy
+    /// (reserved past now), all of it otherwise.
+    pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
+        let now = self.queue.now().ps();
+        let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
+        let (me, other) = (2 * node as usize + write as usize, 2 * node as usize + !write as usize);
+        let full = bw.serialization(bytes as u64).ps();
+        let t = if self.mem_free[other] > now { 2 * full } else { full };
+        // A write cannot start before its data arrives. A send's read is prefetched: it may
+        // overlap the previous packet's transmission, but not the previous read.
+        let end = if write { now.max(self.mem_free[me]) + t } else { (self.mem_free[me] + t).max(now) };
+        self.mem_free[me] = end;
+        end
     }
 
     pub(crate) fn wake_at(&mut self, node: NodeId, at: Time) {
@@ -378,7 +396,7 @@ impl<W: Workload> Simulation<W> {
             nic_tail: vec![NIL; nodes * graph.engines as usize],
             nic_rr: vec![0; nodes],
             host_free: vec![0; nodes],
-            mem_free: vec![0; nodes],
+            mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
             cands: Candidates::default(),
             next_seq: 0,
@@ -484,8 +502,11 @@ impl<W: Workload> Simulation<W> {
                     }
                 }
                 Ev::NicWake(node) => {
-                    c.nic_wake[node as usize] = 0;
-                    c.try_inject(node);
+                    // A wake-up replaced by an earlier one is stale: that one already ran.
+                    if c.nic_wake[node as usize] == now {
+                        c.nic_wake[node as usize] = 0;
+                        c.try_inject(node);
+                    }
                 }
             }
             let c = &mut self.core;

@@ -1,0 +1,235 @@
+//! `fabricsim validate`: reproduce published figures. Each file under `validation/` holds the rows
+//! of one system; a row builds a scenario from overrides (usually a preset plus a workload), runs
+//! it, extracts one metric and compares it with the published value:
+//!
+//! ```toml
+//! system = "TofuD"
+//! source = "The Tofu Interconnect D"
+//! [[row]]
+//! figure = "one-way 8 B Put latency, near CMGs"
+//! table = "Table III"
+//! published = 0.49
+//! unit = "us"                 # us, ns, GB/s, fraction, count
+//! metric = "one_way_latency"  # see `Metric`
+//! tolerance = 0.05            # relative
+//! kind = "calibration"        # calibration (a model parameter was set from it), prediction, info
+//! set = ["machine.preset=tofud"]
+//! ratio_set = [...]           # optional: value = metric(set) / metric(set + ratio_set)
+//! note = "..."
+//! ```
+//! Rows of kind `info` have no published value: they are printed, never judged.
+
+use crate::{Error, Plan, Scenario};
+use fabricsim_core::ConfigError;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    system: String,
+    source: String,
+    #[serde(default)]
+    row: Vec<RowSpec>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowSpec {
+    figure: String,
+    #[serde(default)]
+    table: String,
+    published: Option<f64>,
+    unit: String,
+    metric: String,
+    #[serde(default = "default_tolerance")]
+    tolerance: f64,
+    #[serde(default = "default_kind")]
+    kind: String,
+    set: Vec<String>,
+    #[serde(default)]
+    ratio_set: Vec<String>,
+    #[serde(default)]
+    note: String,
+}
+
+fn default_tolerance() -> f64 {
+    0.05
+}
+fn default_kind() -> String {
+    "prediction".into()
+}
+
+/// One line of the validation table.
+#[derive(Debug, Clone, Serialize)]
+pub struct Row {
+    pub system: String,
+    pub figure: String,
+    pub source: String,
+    pub kind: String,
+    pub unit: String,
+    pub published: Option<f64>,
+    pub simulated: f64,
+    /// (simulated - published) / published.
+    pub error: Option<f64>,
+    pub tolerance: f64,
+    /// PASS, FAIL or INFO.
+    pub status: String,
+    pub note: String,
+}
+
+fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
+    let plan = Plan::new(s)?;
+    let field = || ConfigError::new("row.metric", format!("'{name}' is not a metric"));
+    let base = match name {
+        "one_way_latency" => {
+            let r = plan.run()?;
+            r.workload.one_way_latency_ns.ok_or_else(|| ConfigError::new("row.metric", "the workload gives no one-way latency"))?
+        }
+        "throughput" | "efficiency" | "injection_efficiency" => {
+            let r = plan.run()?;
+            let t = r.workload.throughput_gb_per_s.ok_or_else(|| ConfigError::new("row.metric", "the workload gives no throughput"))?;
+            match name {
+                "efficiency" => t / plan.params.link_bandwidth.as_gb_per_s(),
+                "injection_efficiency" => t / (plan.node_injection_bandwidth() / 1e9),
+                _ => t,
+            }
+        }
+        "packet_efficiency" => plan.params.format.efficiency(),
+        "nodes" | "links" | "ports_per_node" | "diameter" | "links_optical" | "links_electrical" | "optical_link_fraction"
+        | "links_per_plane" | "switches_per_plane" => {
+            let i = plan.info();
+            let k = i.link_kinds;
+            let planes = match &plan.topology {
+                fabricsim_topology::Topology::FatTree(f) => f.rails() as f64,
+                _ => 1.0,
+            };
+            match name {
+                "nodes" => i.analysis.nodes as f64,
+                // Every link of one plane, node-to-switch links included.
+                "links_per_plane" => (i.analysis.links + i.analysis.terminal_links) as f64 / planes,
+                "switches_per_plane" => i.analysis.routers as f64 / planes,
+                "links" => i.analysis.links as f64,
+                "ports_per_node" => i.analysis.ports_per_node as f64,
+                "diameter" => i.analysis.diameter as f64,
+                "links_optical" => k.ok_or_else(field)?.links_optical as f64,
+                "links_electrical" => k.ok_or_else(field)?.links_electrical as f64,
+                _ => k.ok_or_else(field)?.optical_link_fraction,
+            }
+        }
+        _ => return Err(field().into()),
+    };
+    // Latencies come in ns; convert to the row's unit.
+    Ok(match (name, unit) {
+        ("one_way_latency", "us") => base / 1000.0,
+        ("one_way_latency", "ns") => base,
+        ("one_way_latency", u) => return Err(ConfigError::new("row.unit", format!("'{u}' is not a time unit (us, ns)")).into()),
+        _ => base,
+    })
+}
+
+fn run_row(system: &str, source: &str, r: &RowSpec) -> Result<Row, Error> {
+    let mut s = Scenario::default();
+    s.apply_overrides(&r.set)?;
+    // A ratio compares two runs in the metric's native unit; the row's unit is then "fraction".
+    let unit = if r.ratio_set.is_empty() { r.unit.as_str() } else { "ns" };
+    let mut value = metric(&s, &r.metric, unit)?;
+    if !r.ratio_set.is_empty() {
+        let mut d = s.clone();
+        d.apply_overrides(&r.ratio_set)?;
+        value /= metric(&d, &r.metric, unit)?;
+    }
+    let error = r.published.map(|p| (value - p) / p);
+    let status = match (r.kind.as_str(), error) {
+        ("info", _) | (_, None) => "INFO",
+        (_, Some(e)) if e.abs() <= r.tolerance => "PASS",
+        _ => "FAIL",
+    };
+    Ok(Row {
+        system: system.into(),
+        figure: r.figure.clone(),
+        source: if r.table.is_empty() { source.into() } else { format!("{source}, {}", r.table) },
+        kind: r.kind.clone(),
+        unit: r.unit.clone(),
+        published: r.published,
+        simulated: value,
+        error,
+        tolerance: r.tolerance,
+        status: status.into(),
+        note: r.note.clone(),
+    })
+}
+
+/// Run every `*.toml` under `dir` (sorted), keeping systems whose name or file stem matches
+/// `only` (case-insensitive). `each` sees every row as it completes.
+pub fn validate(dir: &Path, only: Option<&str>, mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    files.sort();
+    let mut rows = Vec::new();
+    for path in files {
+        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+        let f: File = toml::from_str(&text)
+            .map_err(|e| ConfigError::new(path.display().to_string(), e.message().lines().next().unwrap_or("malformed").to_string()))?;
+        let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+        if let Some(o) = only {
+            let o = o.to_lowercase();
+            if f.system.to_lowercase() != o && stem != o {
+                continue;
+            }
+        }
+        for r in &f.row {
+            let row = run_row(&f.system, &f.source, r).map_err(|e| match e {
+                Error::Config(c) => Error::Config(ConfigError::new(format!("{} row '{}': {}", path.display(), r.figure, c.field), c.message)),
+                other => other,
+            })?;
+            each(&row);
+            rows.push(row);
+        }
+    }
+    Ok(rows)
+}
+
+/// The rows as a text table.
+pub fn table(rows: &[Row]) -> String {
+    let mut s = format!(
+        "{:<8} {:<52} {:<44} {:>11} {:>11} {:>8} {:>6}  {}\n",
+        "system", "figure", "source", "published", "simulated", "error", "tol", "status"
+    );
+    for r in rows {
+        let unit = if r.unit == "fraction" || r.unit == "count" { String::new() } else { format!(" {}", r.unit) };
+        let count = r.unit == "count";
+        let fmt = |v: f64| if count || v.abs() >= 1000.0 { format!("{v:.0}") } else { format!("{v:.4}") };
+        let published = r.published.map(|p| format!("{}{unit}", fmt(p))).unwrap_or_else(|| "-".into());
+        let error = r.error.map(|e| format!("{:+.1}%", e * 100.0)).unwrap_or_else(|| "-".into());
+        s.push_str(&format!(
+            "{:<8} {:<52} {:<44} {:>11} {:>11} {:>8} {:>5.0}%  {}{}\n",
+            r.system,
+            truncate(&r.figure, 52),
+            truncate(&r.source, 44),
+            published,
+            format!("{}{unit}", fmt(r.simulated)),
+            error,
+            r.tolerance * 100.0,
+            r.status,
+            if r.kind == "calibration" { " (calibration)" } else { "" },
+        ));
+    }
+    let pass = rows.iter().filter(|r| r.status == "PASS").count();
+    let fail = rows.iter().filter(|r| r.status == "FAIL").count();
+    let info = rows.iter().filter(|r| r.status == "INFO").count();
+    s.push_str(&format!("{pass} passed, {fail} failed, {info} info rows\n"));
+    s
+}
+
+fn truncate(s: &str, n: usize) -> String {
+    if s.chars().count() <= n {
+        s.to_string()
+    } else {
+        let t: String = s.chars().take(n - 1).collect();
+        format!("{t}~")
+    }
+}
