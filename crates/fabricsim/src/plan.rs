@@ -19,7 +19,7 @@ pub struct InfoReport {
     #[serde(flatten)]
     pub link_kinds: Option<packaging::LinkKinds>,
 }
-use fabricsim_workload::{AllToAll, AnyWorkload, LinkStreams, OpenLoop, Pattern, PingPong, Shape, Stream, Throughput};
+use fabricsim_workload::{AllToAll, AnyWorkload, LinkStreams, OpenLoop, Pattern, PingPong, RdmaGet, Shape, Stream, Throughput};
 
 /// A validated scenario, ready to run any number of times.
 #[derive(Debug, Clone)]
@@ -35,7 +35,7 @@ pub struct Plan {
 
 const OPEN_LOOP: &[&str] =
     &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
-const CLOSED: &[&str] = &["pingpong", "throughput", "all_to_all", "simultaneous_puts", "neighbor_exchange"];
+const CLOSED: &[&str] = &["pingpong", "rdma_get", "throughput", "all_to_all", "simultaneous_puts", "neighbor_exchange"];
 
 impl Plan {
     /// Check everything that can be checked before running.
@@ -250,6 +250,11 @@ impl Plan {
         };
         let hot_set = w.hot_fraction.is_some() || w.hot_nodes.is_some();
         Ok(match w.kind.as_str() {
+            "rdma_get" => {
+                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
+                let (a, b) = endpoints(self)?;
+                AnyWorkload::RdmaGet(RdmaGet::new(a, b, size, w.iterations.unwrap_or(10)))
+            }
             "pingpong" => {
                 self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;

@@ -214,7 +214,7 @@ pub struct RoutingToml {
 #[serde(deny_unknown_fields, default)]
 pub struct WorkloadSpec {
     /// uniform_random (default), nearest_neighbor, transpose, bit_complement, tornado,
-    /// hot_region, sphere, pingpong, throughput, all_to_all, simultaneous_puts,
+    /// hot_region, sphere, pingpong, rdma_get, throughput, all_to_all, simultaneous_puts,
     /// neighbor_exchange.
     #[serde(rename = "type")]
     pub kind: String,

@@ -310,6 +310,19 @@ mod nic_model {
     }
 
     #[test]
+    fn rdma_get_is_a_request_then_the_data_back() {
+        let mut s = pingpong_torus(&[8], &[true], &[0], &[3], 4096);
+        s.workload.packet_size = fabricsim::Bytes(1024);
+        let put = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
+        s.workload.kind = "rdma_get".into();
+        let get = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
+        // Get = a 64 B request one way + the 4 KiB data the other way.
+        let hop = (s.router.delay + s.topology.link_latency) * 3;
+        let req = s.nic.latency + hop + s.topology.link_bandwidth.serialization(64);
+        assert!((get - (req.as_ns_f64() + put)).abs() < 1e-6, "get {get} put {put}");
+    }
+
+    #[test]
     fn host_and_memory_limits_cap_throughput() {
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 1 << 20);
         s.workload.kind = "throughput".into();

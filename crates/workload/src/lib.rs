@@ -5,6 +5,8 @@
 //! * [`PingPong`]: one message bounces between two nodes; reports the one-way latency.
 //! * [`Throughput`]: one node streams messages to another; reports delivered bandwidth.
 //! * [`AllToAll`]: every node sends one message to every other node; reports completion time.
+//! * [`RdmaGet`]: request to the target, data back; reports the Get latency.
+//! * [`LinkStreams`]: streams pinned to links (simultaneous Puts, neighbour exchange).
 //!
 //! [`AnyWorkload`] is the closed set the facade builds from a scenario.
 
@@ -13,6 +15,7 @@ pub mod link_streams;
 pub mod open_loop;
 pub mod pattern;
 pub mod pingpong;
+pub mod rdma_get;
 pub mod throughput;
 
 pub use all_to_all::AllToAll;
@@ -20,6 +23,7 @@ pub use link_streams::{LinkStreams, Stream};
 pub use open_loop::OpenLoop;
 pub use pattern::{Pattern, Shape};
 pub use pingpong::PingPong;
+pub use rdma_get::RdmaGet;
 pub use throughput::Throughput;
 
 use fabricsim_core::NodeId;
@@ -48,6 +52,7 @@ pub enum AnyWorkload {
     Throughput(Throughput),
     AllToAll(AllToAll),
     LinkStreams(LinkStreams),
+    RdmaGet(RdmaGet),
 }
 
 impl AnyWorkload {
@@ -58,6 +63,7 @@ impl AnyWorkload {
             AnyWorkload::Throughput(w) => w.report(),
             AnyWorkload::AllToAll(w) => w.report(),
             AnyWorkload::LinkStreams(w) => w.report(),
+            AnyWorkload::RdmaGet(w) => w.report(),
         }
     }
     /// Whether this workload runs until its work is done (rather than for a time window).
@@ -74,6 +80,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Throughput(w) => w.start(api),
             AnyWorkload::AllToAll(w) => w.start(api),
             AnyWorkload::LinkStreams(w) => w.start(api),
+            AnyWorkload::RdmaGet(w) => w.start(api),
         }
     }
     fn wake(&mut self, node: NodeId, api: &mut Api) {
@@ -88,6 +95,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Throughput(w) => w.delivered(m, api),
             AnyWorkload::AllToAll(w) => w.delivered(m, api),
             AnyWorkload::LinkStreams(w) => w.delivered(m, api),
+            AnyWorkload::RdmaGet(w) => w.delivered(m, api),
         }
     }
     fn finished(&self) -> bool {
@@ -97,6 +105,7 @@ impl Workload for AnyWorkload {
             AnyWorkload::Throughput(w) => w.finished(),
             AnyWorkload::AllToAll(w) => w.finished(),
             AnyWorkload::LinkStreams(w) => w.finished(),
+            AnyWorkload::RdmaGet(w) => w.finished(),
         }
     }
 }
