@@ -60,9 +60,17 @@ impl Time {
             "" => return Err(format!("'{s}' has no time unit (use ps, ns, us, ms or s)")),
             other => return Err(format!("'{s}' has unknown time unit '{other}' (use ps, ns, us, ms or s)")),
         };
-        to_integer(num * scale, s).map(Time)
+        let t = to_integer(num * scale, s)?;
+        // Bounded so that sums of a few user times can never overflow u64 picoseconds.
+        if t > MAX_TIME_PS {
+            return Err(format!("'{s}' is out of range (at most 1000000s)"));
+        }
+        Ok(Time(t))
     }
 }
+
+/// Largest time a scenario may give: 10^6 s in picoseconds.
+pub const MAX_TIME_PS: u64 = 1_000_000_000_000_000_000;
 
 impl fmt::Display for Time {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

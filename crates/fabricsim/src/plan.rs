@@ -139,7 +139,10 @@ impl Plan {
             nic_latency: s.nic.latency,
             engines,
             vcs: s.router.vcs,
-            buffer_bytes: s.router.buffer.get().min(u32::MAX as u64 / 2) as u32,
+            buffer_bytes: u32::try_from(s.router.buffer.get())
+                .ok()
+                .filter(|b| *b <= u32::MAX / 2)
+                .ok_or_else(|| ConfigError::new("router.buffer", format!("{} is too large", s.router.buffer)))?,
             format,
             tx_overhead,
             rx_overhead,
@@ -150,6 +153,17 @@ impl Plan {
             watchdog: s.sim.watchdog,
         };
         params.validate()?;
+        let ports = match &topology {
+            Topology::Torus(t) => t.net_ports() + engines,
+            Topology::FatTree(f) => f.radix(),
+        };
+        if ports * s.router.vcs as u32 > 128 {
+            return Err(ConfigError::new(
+                "router.vcs",
+                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", s.router.vcs),
+            )
+            .into());
+        }
         let kind = s.workload.kind.as_str();
         let closed = CLOSED.contains(&kind);
         if !closed && !OPEN_LOOP.contains(&kind) {
@@ -264,6 +278,9 @@ impl Plan {
                 self.unused(&[("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::Throughput(Throughput::new(a, b, size, w.messages.unwrap_or(16)))
+            }
+            "simultaneous_puts" | "neighbor_exchange" if !matches!(self.topology, Topology::Torus(_)) => {
+                return Err(ConfigError::new("workload.type", format!("'{}' needs a torus/mesh (links named by node ports)", w.kind)).into());
             }
             "simultaneous_puts" | "neighbor_exchange" => {
                 self.unused(&[("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;

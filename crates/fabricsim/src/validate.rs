@@ -129,6 +129,15 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
 }
 
 fn run_row(system: &str, source: &str, r: &RowSpec) -> Result<Row, Error> {
+    if !["calibration", "prediction", "info"].contains(&r.kind.as_str()) {
+        return Err(ConfigError::new("row.kind", format!("'{}' is not one of calibration, prediction, info", r.kind)).into());
+    }
+    if !["us", "ns", "GB/s", "fraction", "count"].contains(&r.unit.as_str()) {
+        return Err(ConfigError::new("row.unit", format!("'{}' is not one of us, ns, GB/s, fraction, count", r.unit)).into());
+    }
+    if r.published == Some(0.0) {
+        return Err(ConfigError::new("row.published", "0 cannot be compared by relative error").into());
+    }
     let mut s = Scenario::default();
     s.apply_overrides(&r.set)?;
     // A ratio compares two runs in the metric's native unit; the row's unit is then "fraction".

@@ -247,6 +247,33 @@ mod bad_input {
     }
 
     #[test]
+    fn regression_review_findings_are_config_errors_not_panics() {
+        assert!(err("[topology]\ntype = \"fat_tree\"\nlevels = 2\nradix = 4\n[workload]\ntype = \"simultaneous_puts\"\nsrc = [5]").starts_with("workload.type"));
+        assert!(err("[nic]\ninjection_engines = 17").starts_with("nic.injection_engines"));
+        assert!(err("[packet]\nlanes = 1000000\nlane_framing = \"4096B\"\nmax_payload = \"1KiB\"").starts_with("packet.lanes"));
+        assert!(err("[packet]\nmax_payload = \"64MiB\"").starts_with("packet.max_payload"));
+        assert!(err("[sim]\nduration = \"10000000s\"").starts_with("sim.duration"));
+        assert!(err("[router]\nbuffer = \"8GiB\"").starts_with("router.buffer"));
+        assert!(err("[router]\nvcs = 8\n[nic]\ninjection_engines = 16").starts_with("router.vcs"));
+    }
+
+    #[test]
+    fn regression_a_step_longer_than_the_watchdog_is_not_a_deadlock() {
+        // One hop over a 300 us link with a 100 us watchdog: slow, not stuck.
+        let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 8);
+        s.topology.link_latency = Time::from_us(300);
+        s.sim.watchdog = Time::from_us(100);
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        assert!(r.workload.one_way_latency_ns.unwrap() > 300_000.0);
+        // And slow serialisation: a 1 MiB packet over a 1 GB/s link takes ~1 ms.
+        let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 1 << 20);
+        s.workload.packet_size = fabricsim::Bytes(1 << 20);
+        s.router.buffer = fabricsim::Bytes(2 << 20);
+        s.topology.link_bandwidth = Bandwidth(1_000_000_000);
+        assert!(Plan::new(&s).unwrap().run().is_ok());
+    }
+
+    #[test]
     fn analysis_of_the_default_is_consistent() {
         let plan = Plan::new(&Scenario::default()).unwrap();
         let a = plan.analysis();

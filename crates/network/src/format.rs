@@ -10,6 +10,9 @@
 
 use fabricsim_core::ConfigError;
 
+/// Largest packet on the wire (16 MiB): keeps per-packet arithmetic in range.
+pub const MAX_WIRE: u32 = 16 << 20;
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketFormat {
     pub max_payload: u32,
@@ -48,8 +51,16 @@ impl PacketFormat {
         if self.max_payload == 0 {
             return Err(ConfigError::new("packet.max_payload", "must be positive"));
         }
-        if self.lanes == 0 {
-            return Err(ConfigError::new("packet.lanes", "must be at least 1"));
+        if self.lanes == 0 || self.lanes > 16 {
+            return Err(ConfigError::new("packet.lanes", format!("{} must be between 1 and 16", self.lanes)));
+        }
+        let wire = self.max_payload as u64
+            + self.header as u64
+            + self.trailer as u64
+            + self.lanes as u64 * self.lane_framing as u64
+            + self.link_overhead as u64;
+        if wire > MAX_WIRE as u64 {
+            return Err(ConfigError::new("packet.max_payload", format!("a full packet of {wire}B exceeds the {MAX_WIRE}B limit")));
         }
         if self.payload_align == 0 || self.max_payload % self.payload_align != 0 {
             return Err(ConfigError::new(

@@ -141,8 +141,9 @@ impl Core {
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;
-        self.last_progress = now;
-        self.queue.schedule_on(lane::INJECT_READY, Time(start + lat + self.p.terminal_router_delay.ps()), Ev::Ready(pkt));
+        let ready = start + lat + self.p.terminal_router_delay.ps();
+        self.last_progress = self.last_progress.max(ready.max(start + ser));
+        self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
         self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));
     }
 }

@@ -55,8 +55,9 @@ pub struct NetworkParams {
 
 impl NetworkParams {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.engines == 0 || self.engines > 64 {
-            return Err(ConfigError::new("nic.injection_engines", format!("{} must be between 1 and 64", self.engines)));
+        let max = fabricsim_routing::MAX_CANDIDATES as u32;
+        if self.engines == 0 || self.engines > max {
+            return Err(ConfigError::new("nic.injection_engines", format!("{} must be between 1 and {max}", self.engines)));
         }
         self.format.validate()?;
         let max = self.format.max_wire();

@@ -33,7 +33,9 @@ impl Core {
         let hint = self.packets.get(pkt).hint;
         if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
             self.routing.route_via(router, hint as u32, dst, &mut cands);
-        } else {
+        }
+        if cands.is_empty() {
+            // No hint, or a hint that is not a network port: route normally.
             self.routing.route(router, local_in, in_vc, dst, &mut cands);
         }
         let hops = cands.as_slice();
@@ -130,7 +132,8 @@ impl Core {
             self.stall_since[out as usize] = u64::MAX;
         }
         self.outs[out as usize].busy_until = finish;
-        self.last_progress = now;
+        // Progress runs until this transmission ends: a long step is not a deadlock.
+        self.last_progress = self.last_progress.max(finish);
         self.out.packet_hops += 1;
         let lat = self.channel_latency(out);
         if terminal {
@@ -139,6 +142,7 @@ impl Core {
                 self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });
                 return;
             }
+            self.last_progress = self.last_progress.max(finish + lat);
             self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
             self.outs[out as usize].credits[out_vc as usize] -= size;
@@ -149,9 +153,11 @@ impl Core {
             p.q = ds_q;
             p.ready = false;
             p.out = NIL;
-            p.hops += 1;
+            p.hops = p.hops.wrapping_add(1);
             p.tail = finish + lat;
-            self.queue.schedule_on(lane::HOP_READY, Time(now + lat + self.p.router_delay.ps()), Ev::Ready(pkt));
+            let ready = now + lat + self.p.router_delay.ps();
+            self.last_progress = self.last_progress.max(ready);
+            self.queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
         }
         self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { port: out, q, bytes: size });
     }

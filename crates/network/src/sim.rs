@@ -341,6 +341,13 @@ impl<W: Workload> Simulation<W> {
     /// Build a simulation. The graph must have `params.engines` attachments per node.
     pub fn new(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W) -> Result<Self, SimError> {
         params.validate()?;
+        if graph.engines != params.engines {
+            return Err(fabricsim_core::ConfigError::new(
+                "nic.injection_engines",
+                format!("{} engines in the parameters but the port graph was built for {}", params.engines, graph.engines),
+            )
+            .into());
+        }
         let vcs = params.vcs as u32;
         let max_ports = graph.max_ports();
         if vcs as usize > MAX_VCS {
@@ -458,8 +465,10 @@ impl<W: Workload> Simulation<W> {
         loop {
             let c = &mut self.core;
             let Some((now, ev)) = c.queue.pop() else {
-                if c.in_network > 0 {
-                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (c.queue.now().ps() - c.last_progress) / 1000, ports: c.stuck_ports() });
+                if c.in_network > 0 || c.messages.live() > 0 {
+                    let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
+                    let ports = if c.in_network > 0 { c.stuck_ports() } else { format!("{} messages waiting in NICs", c.messages.live()) };
+                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: idle, ports });
                 }
                 break;
             };
@@ -468,7 +477,7 @@ impl<W: Workload> Simulation<W> {
                 c.out.drained = c.measured_outstanding == 0;
                 break;
             }
-            if c.in_network > 0 && now - c.last_progress > watchdog {
+            if c.in_network > 0 && now.saturating_sub(c.last_progress) > watchdog {
                 return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (now - c.last_progress) / 1000, ports: c.stuck_ports() });
             }
             match ev {
@@ -525,6 +534,7 @@ impl<W: Workload> Simulation<W> {
             }
         }
         let c = &mut self.core;
+        c.out.drained = c.measured_outstanding == 0;
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
