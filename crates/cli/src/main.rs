@@ -36,12 +36,15 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
-    /// Latency-load curve over offered loads.
+    /// Latency-load curve over offered loads, or a benchmark over message sizes.
     Sweep {
         scenario: Option<PathBuf>,
-        /// Comma-separated offered loads, e.g. 0.1,0.2,0.3.
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// Comma-separated offered loads, e.g. 0.1,0.2,0.3 (open-loop workloads).
+        #[arg(long, value_delimiter = ',', required_unless_present = "sizes", conflicts_with = "sizes")]
         loads: Vec<f64>,
+        /// Comma-separated message sizes, e.g. 1KiB,64KiB,1MiB (benchmark workloads).
+        #[arg(long, value_delimiter = ',')]
+        sizes: Vec<String>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Write the curve as CSV to FILE.
@@ -179,7 +182,34 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
             }
         }
-        Cmd::Sweep { scenario, loads, set, csv, json } => {
+        Cmd::Sweep { scenario, sizes, set, csv, json, .. } if !sizes.is_empty() => {
+            let s = load(&scenario, &set)?;
+            let sizes = sizes
+                .iter()
+                .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))
+                .collect::<Result<Vec<_>, Error>>()?;
+            let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
+            let pts = fabricsim::sweep_sizes(&s, &sizes, |_| {
+                if let Some(pb) = &pb {
+                    pb.inc(1);
+                }
+            })?;
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            println!("{:>12} {:>14} {:>14} {:>14}", "bytes", "GB/s", "latency ns", "completion ns");
+            let f = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
+            for p in &pts {
+                println!("{:>12} {:>14} {:>14} {:>14}", p.message_bytes, f(p.throughput_gb_per_s, 3), f(p.one_way_latency_ns, 1), f(p.completion_ns, 1));
+            }
+            if let Some(p) = csv {
+                write_out(&p, &fabricsim::sweep::sizes_csv(&pts))?;
+            }
+            if let Some(p) = json {
+                write_out(&p, &serde_json::to_string_pretty(&pts).expect("sweep serialises"))?;
+            }
+        }
+        Cmd::Sweep { scenario, loads, set, csv, json, .. } => {
             let s = load(&scenario, &set)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
             let rep = fabricsim::sweep(&s, &loads, |_| {

@@ -156,3 +156,18 @@ fn every_preset_runs_its_default_scenario() {
         assert!(toml.contains('#'), "preset {n} carries no source comments");
     }
 }
+
+#[test]
+fn sweep_over_message_sizes_gives_a_rising_throughput_curve() {
+    let (code, out, err) = fabricsim(&[
+        "sweep", "--set", "machine.preset=tofud", "--set", "workload.type=throughput",
+        "--set", "workload.src=[0,0,0,0,0,0]", "--set", "workload.dst=[1,0,0,0,0,0]",
+        "--sizes", "256B,64KiB,1MiB",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let gbs: Vec<f64> = out.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect();
+    assert_eq!(gbs.len(), 3);
+    assert!(gbs[0] < gbs[1] && gbs[1] < gbs[2] && gbs[2] < 6.8, "{gbs:?}");
+    let (code, _, err) = fabricsim(&["sweep", "--sizes", "1KiB"]);
+    assert_eq!(code, 2, "open-loop workloads have no message size: {err}");
+}

@@ -34,7 +34,7 @@ pub mod validate;
 pub use plan::Plan;
 pub use report::RunReport;
 pub use scenario::Scenario;
-pub use sweep::{sweep, SweepPoint, SweepReport};
+pub use sweep::{sweep, sweep_sizes, SizePoint, SweepPoint, SweepReport};
 
 pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, SimError, Time};
 

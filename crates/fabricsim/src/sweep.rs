@@ -61,6 +61,52 @@ pub fn sweep(scenario: &Scenario, loads: &[f64], mut each: impl FnMut(&SweepPoin
     Ok(SweepReport { points, saturation_load, saturation_throughput })
 }
 
+/// One point of a message-size sweep.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizePoint {
+    pub message_bytes: u64,
+    pub throughput_gb_per_s: Option<f64>,
+    pub one_way_latency_ns: Option<f64>,
+    pub completion_ns: Option<f64>,
+}
+
+/// Run a benchmark workload (throughput, simultaneous_puts, neighbor_exchange, pingpong,
+/// rdma_get, all_to_all) at each message size: the "vs message size" curves of the papers.
+pub fn sweep_sizes(scenario: &Scenario, sizes: &[fabricsim_core::Bytes], mut each: impl FnMut(&SizePoint)) -> Result<Vec<SizePoint>, Error> {
+    if sizes.is_empty() {
+        return Err(ConfigError::new("--sizes", "is empty").into());
+    }
+    let mut points = Vec::new();
+    for &b in sizes {
+        let mut s = scenario.clone();
+        s.workload.message_size = Some(b);
+        let plan = Plan::new(&s)?;
+        if !plan.closed {
+            return Err(ConfigError::new("workload.type", format!("'{}' has no message size to sweep", s.workload.kind)).into());
+        }
+        let r = plan.run()?;
+        let p = SizePoint {
+            message_bytes: b.get(),
+            throughput_gb_per_s: r.workload.throughput_gb_per_s,
+            one_way_latency_ns: r.workload.one_way_latency_ns,
+            completion_ns: r.workload.completion_ns,
+        };
+        each(&p);
+        points.push(p);
+    }
+    Ok(points)
+}
+
+/// Size-sweep points as CSV.
+pub fn sizes_csv(points: &[SizePoint]) -> String {
+    let f = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
+    let mut s = String::from("message_bytes,throughput_gb_per_s,one_way_latency_ns,completion_ns\n");
+    for p in points {
+        s.push_str(&format!("{},{},{},{}\n", p.message_bytes, f(p.throughput_gb_per_s), f(p.one_way_latency_ns), f(p.completion_ns)));
+    }
+    s
+}
+
 impl SweepReport {
     pub fn to_csv(&self) -> String {
         let mut s = String::from("offered_load,accepted_fraction,latency_mean_ns,latency_p99_ns,drained,saturated\n");
