@@ -29,7 +29,8 @@ impl Core {
         let router = self.graph.owner[in_port as usize];
         let base = self.graph.port_offset[router as usize];
         let local_in = in_port - base;
-        let mut cands = self.cands;
+        let mut cands = std::mem::take(&mut self.cands);
+        cands.clear();
         let hint = self.packets.get(pkt).hint;
         if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
             self.routing.route_via(router, hint as u32, dst, &mut cands);
@@ -56,6 +57,7 @@ impl Core {
             }
         }
         let h = best.2;
+        self.cands = cands;
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         p.out = out;
@@ -76,9 +78,7 @@ impl Core {
         if mask == 0 {
             return;
         }
-        let router = self.graph.owner[out as usize];
-        let qbase = self.graph.port_offset[router as usize] * self.vcs;
-        let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
+        let (qbase, terminal) = (self.outs[out as usize].qbase, self.outs[out as usize].terminal);
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         let start = (self.outs[out as usize].rr as u32 + 1) % 128;

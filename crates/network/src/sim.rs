@@ -50,6 +50,10 @@ pub(crate) struct OutPort {
     pub credits: [u32; MAX_VCS],
     /// Last granted request bit (round-robin pointer).
     pub rr: u8,
+    /// Whether this output ejects into a NIC (unlimited credit).
+    pub terminal: bool,
+    /// First input-VC index of the owning router (`port_offset[router] * vcs`).
+    pub qbase: u32,
 }
 
 /// The request of an input VC's head packet: its size, chosen VC and priority.
@@ -362,7 +366,11 @@ impl<W: Workload> Simulation<W> {
         }
         let tp = graph.total_ports() as usize;
         let pseudo = (graph.nodes * graph.engines) as usize;
-        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0 }; tp + pseudo];
+        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0, terminal: false, qbase: 0 }; tp + pseudo];
+        for (p, o) in outs.iter_mut().enumerate().take(tp) {
+            o.terminal = graph.kind[p] == PortKind::Terminal;
+            o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
+        }
         let mut upstream = vec![NIL; tp];
         for p in 0..tp {
             match graph.kind[p] {
