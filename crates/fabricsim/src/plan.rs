@@ -35,6 +35,18 @@ pub struct Plan {
 
 const OPEN_LOOP: &[&str] =
     &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
+/// Optional workload keys each workload type uses (`type`, `load` and `packet_size` always apply).
+const WORKLOAD_KEYS: &[(&str, &[&str])] = &[
+    ("pingpong", &["src", "dst", "message_size", "iterations"]),
+    ("rdma_get", &["src", "dst", "message_size", "iterations"]),
+    ("throughput", &["src", "dst", "message_size", "messages"]),
+    ("simultaneous_puts", &["src", "message_size", "messages", "directions"]),
+    ("neighbor_exchange", &["src", "message_size", "messages", "directions"]),
+    ("all_to_all", &["message_size", "window"]),
+    ("hot_region", &["hot_fraction", "hot_nodes"]),
+    ("sphere", &["radius"]),
+];
+
 const CLOSED: &[&str] = &["pingpong", "rdma_get", "throughput", "all_to_all", "simultaneous_puts", "neighbor_exchange"];
 
 impl Plan {
@@ -235,21 +247,32 @@ impl Plan {
         r.map_err(|m| ConfigError::new(field, m).into())
     }
 
-    fn unused(&self, fields: &[(&str, bool)]) -> Result<(), Error> {
-        for (name, set) in fields {
-            if *set {
-                return Err(ConfigError::new(
-                    format!("workload.{name}"),
-                    format!("is not used by workload type '{}'", self.scenario.workload.kind),
-                )
-                .into());
-            }
+    /// Reject optional workload keys the chosen workload type does not use.
+    fn check_workload_keys(&self) -> Result<(), Error> {
+        let w = &self.scenario.workload;
+        let kind = w.kind.as_str();
+        let set = [
+            ("src", w.src.is_some()),
+            ("dst", w.dst.is_some()),
+            ("message_size", w.message_size.is_some()),
+            ("iterations", w.iterations.is_some()),
+            ("messages", w.messages.is_some()),
+            ("window", w.window.is_some()),
+            ("directions", w.directions.is_some()),
+            ("hot_fraction", w.hot_fraction.is_some()),
+            ("hot_nodes", w.hot_nodes.is_some()),
+            ("radius", w.radius.is_some()),
+        ];
+        let allowed = WORKLOAD_KEYS.iter().find(|(k, _)| *k == kind).map(|(_, a)| *a).unwrap_or(&[]);
+        match set.iter().find(|(name, on)| *on && !allowed.contains(name)) {
+            Some((name, _)) => Err(ConfigError::new(format!("workload.{name}"), format!("is not used by workload type '{kind}'")).into()),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// A fresh workload instance for one run.
     pub fn build_workload(&self) -> Result<AnyWorkload, Error> {
+        self.check_workload_keys()?;
         let w = &self.scenario.workload;
         let size = w.message_size.map(|b| b.get()).unwrap_or(8);
         let shape = Shape::of(&self.topology);
@@ -262,20 +285,16 @@ impl Plan {
             }
             Ok((a, b))
         };
-        let hot_set = w.hot_fraction.is_some() || w.hot_nodes.is_some();
         Ok(match w.kind.as_str() {
             "rdma_get" => {
-                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::RdmaGet(RdmaGet::new(a, b, size, w.iterations.unwrap_or(10)))
             }
             "pingpong" => {
-                self.unused(&[("messages", w.messages.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::PingPong(PingPong::new(a, b, size, w.iterations.unwrap_or(10)))
             }
             "throughput" => {
-                self.unused(&[("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let (a, b) = endpoints(self)?;
                 AnyWorkload::Throughput(Throughput::new(a, b, size, w.messages.unwrap_or(16)))
             }
@@ -283,7 +302,6 @@ impl Plan {
                 return Err(ConfigError::new("workload.type", format!("'{}' needs a torus/mesh (links named by node ports)", w.kind)).into());
             }
             "simultaneous_puts" | "neighbor_exchange" => {
-                self.unused(&[("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("window", w.window.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 let src = self.node_at("workload.src", &w.src)?;
                 let g = self.topology.build_graph(self.params.engines);
                 let ports: Vec<u32> = (0..g.ports_of(src))
@@ -305,21 +323,9 @@ impl Plan {
                 AnyWorkload::LinkStreams(LinkStreams::new(streams, size, w.messages.unwrap_or(1)))
             }
             "all_to_all" => {
-                self.unused(&[("src", w.src.is_some()), ("dst", w.dst.is_some()), ("iterations", w.iterations.is_some()), ("directions", w.directions.is_some()), ("hot_fraction", hot_set), ("radius", w.radius.is_some())])?;
                 AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4)))
             }
             kind => {
-                self.unused(&[
-                    ("src", w.src.is_some()),
-                    ("dst", w.dst.is_some()),
-                    ("message_size", w.message_size.is_some()),
-                    ("iterations", w.iterations.is_some()),
-                    ("messages", w.messages.is_some()),
-                    ("window", w.window.is_some()),
-                    ("directions", w.directions.is_some()),
-                    ("hot_fraction", hot_set && kind != "hot_region"),
-                    ("radius", w.radius.is_some() && kind != "sphere"),
-                ])?;
                 let pattern = match kind {
                     "uniform_random" => Pattern::UniformRandom,
                     "nearest_neighbor" => Pattern::NearestNeighbor,
