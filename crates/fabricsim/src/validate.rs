@@ -97,7 +97,7 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
         }
         "packet_efficiency" => plan.params.format.efficiency(),
         "nodes" | "links" | "ports_per_node" | "diameter" | "links_optical" | "links_electrical" | "optical_link_fraction"
-        | "links_per_plane" | "switches_per_plane" => {
+        | "links_per_plane" | "switches_per_plane" | "bisection_bandwidth" | "total_injection_bandwidth" => {
             let i = plan.info();
             let k = i.link_kinds;
             let planes = match &plan.topology {
@@ -109,6 +109,9 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
                 // Every link of one plane, node-to-switch links included.
                 "links_per_plane" => (i.analysis.links + i.analysis.terminal_links) as f64 / planes,
                 "switches_per_plane" => i.analysis.routers as f64 / planes,
+                // Bandwidths in GB/s.
+                "bisection_bandwidth" => i.analysis.bisection_bandwidth / 1e9,
+                "total_injection_bandwidth" => i.analysis.total_injection_bandwidth / 1e9,
                 "links" => i.analysis.links as f64,
                 "ports_per_node" => i.analysis.ports_per_node as f64,
                 "diameter" => i.analysis.diameter as f64,
