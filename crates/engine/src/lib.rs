@@ -35,7 +35,16 @@ impl<E> Ord for Entry<E> {
     }
 }
 
-const EMPTY: (u64, u64) = (u64::MAX, u64::MAX);
+const EMPTY: u128 = u128::MAX;
+
+/// Most lanes a queue can have (a fixed array keeps the per-pop scan branch-light).
+pub const MAX_LANES: usize = 8;
+
+/// (time, seq) as one integer, ordered like the pair.
+#[inline]
+fn key(time: u64, seq: u64) -> u128 {
+    ((time as u128) << 64) | seq as u128
+}
 
 /// A deterministic event queue built from FIFO *lanes* plus a heap.
 ///
@@ -49,7 +58,7 @@ pub struct EventQueue<E> {
     lanes: Vec<VecDeque<Entry<E>>>,
     /// (time, seq) of each lane's front, `(u64::MAX, u64::MAX)` when empty: scanning this
     /// compact array is much cheaper than touching every lane's buffer on each pop.
-    fronts: Vec<(u64, u64)>,
+    fronts: [u128; MAX_LANES],
     heap: BinaryHeap<Entry<E>>,
     seq: u64,
     now: Time,
@@ -68,11 +77,12 @@ impl<E> EventQueue<E> {
         Self::with_lanes(0)
     }
 
-    /// A queue with `lanes` FIFO lanes, numbered from 0.
+    /// A queue with `lanes` FIFO lanes (at most [`MAX_LANES`]), numbered from 0.
     pub fn with_lanes(lanes: usize) -> Self {
+        assert!(lanes <= MAX_LANES, "at most {MAX_LANES} lanes");
         EventQueue {
             lanes: (0..lanes).map(|_| VecDeque::with_capacity(1024)).collect(),
-            fronts: vec![EMPTY; lanes],
+            fronts: [EMPTY; MAX_LANES],
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
@@ -108,7 +118,7 @@ impl<E> EventQueue<E> {
         let e = self.entry(at, event);
         let l = &mut self.lanes[lane];
         if l.is_empty() {
-            self.fronts[lane] = (e.time, e.seq);
+            self.fronts[lane] = key(e.time, e.seq);
             l.push_back(e);
         } else if l.back().is_some_and(|b| b.time <= e.time) {
             l.push_back(e);
@@ -126,15 +136,15 @@ impl<E> EventQueue<E> {
     /// Where the next event is: `Some(lane)`, or `None` for the heap (or nothing at all).
     #[inline]
     fn next_source(&self) -> Option<usize> {
-        let mut best = self.heap.peek().map(|e| (e.time, e.seq)).unwrap_or(EMPTY);
-        let mut src = None;
+        let mut best = self.heap.peek().map_or(EMPTY, |e| key(e.time, e.seq));
+        let mut src = usize::MAX;
         for (i, &f) in self.fronts.iter().enumerate() {
             if f < best {
                 best = f;
-                src = Some(i);
+                src = i;
             }
         }
-        src
+        (src != usize::MAX).then_some(src)
     }
 
     /// Time of the next event, if any.
@@ -152,7 +162,7 @@ impl<E> EventQueue<E> {
         let e = match self.next_source() {
             Some(l) => {
                 let e = self.lanes[l].pop_front()?;
-                self.fronts[l] = self.lanes[l].front().map(|f| (f.time, f.seq)).unwrap_or(EMPTY);
+                self.fronts[l] = self.lanes[l].front().map_or(EMPTY, |f| key(f.time, f.seq));
                 e
             }
             None => self.heap.pop()?,

@@ -29,41 +29,45 @@ impl Core {
         let router = self.graph.owner[in_port as usize];
         let base = self.graph.port_offset[router as usize];
         let local_in = in_port - base;
-        let mut cands = std::mem::take(&mut self.cands);
-        cands.clear();
-        let hint = self.packets.get(pkt).hint;
+        let (hint, prio) = {
+            let p = self.packets.get(pkt);
+            (p.hint, p.prio)
+        };
+        self.cands.clear();
         if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
-            self.routing.route_via(router, hint as u32, dst, &mut cands);
+            self.routing.route_via(router, hint as u32, dst, &mut self.cands);
         }
-        if cands.is_empty() {
+        if self.cands.is_empty() {
             // No hint, or a hint that is not a network port: route normally.
-            self.routing.route(router, local_in, in_vc, dst, &mut cands);
+            self.routing.route(router, local_in, in_vc, dst, &mut self.cands);
         }
-        let hops = cands.as_slice();
+        let hops = self.cands.as_slice();
         debug_assert!(!hops.is_empty(), "routing returned no candidate");
         // Selection: prefer an idle output with room; then most free credit; rotate the start by
         // packet id so equivalent ports (e.g. several reception engines) share the load.
         let n = hops.len();
-        let start = if n > 1 { (seq % n as u64) as usize } else { 0 };
-        let mut best = (0u8, 0u32, hops[start]);
-        for k in 0..n {
-            let h = hops[(start + k) % n];
-            let out = base + h.port;
-            let cred = self.outs[out as usize].credits[h.vc as usize];
-            let idle = self.outs[out as usize].busy_until <= now;
-            let score = ((cred >= size) as u8) * 2 + idle as u8;
-            if k == 0 || (score, cred) > (best.0, best.1) {
-                best = (score, cred, h);
+        let h = if n == 1 {
+            hops[0]
+        } else {
+            let start = (seq % n as u64) as usize;
+            let mut best = (0u8, 0u32, hops[start]);
+            for k in 0..n {
+                let h = hops[(start + k) % n];
+                let o = &self.outs[(base + h.port) as usize];
+                let cred = o.credits[h.vc as usize];
+                let score = ((cred >= size) as u8) * 2 + (o.busy_until <= now) as u8;
+                if k == 0 || (score, cred) > (best.0, best.1) {
+                    best = (score, cred, h);
+                }
             }
-        }
-        let h = best.2;
-        self.cands = cands;
+            best.2
+        };
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         p.out = out;
         p.out_vc = h.vc;
         let bit = local_in * self.vcs + in_vc as u32;
-        self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio: self.packets.get(pkt).prio };
+        self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio };
         self.outs[out as usize].req |= 1u128 << bit;
         self.arbitrate(out);
     }
