@@ -527,8 +527,8 @@ impl<W: Workload> Simulation<W> {
                 }
             }
             let c = &mut self.core;
-            if let Some(e) = c.error.take() {
-                return Err(e);
+            if c.error.is_some() {
+                return Err(c.error.take().expect("checked"));
             }
             n += 1;
             if n % (1 << 20) == 0 {
@@ -537,7 +537,7 @@ impl<W: Workload> Simulation<W> {
             if now >= c.window_end && c.measured_outstanding == 0 {
                 break;
             }
-            if self.workload.finished() && self.core.in_network == 0 && self.core.messages.live() == 0 {
+            if self.core.in_network == 0 && self.core.messages.live() == 0 && self.workload.finished() {
                 break;
             }
         }
