@@ -68,6 +68,12 @@ impl Core {
         p.out_vc = h.vc;
         let bit = local_in * self.vcs + in_vc as u32;
         self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio };
+        let o = &self.outs[out as usize];
+        if o.req == 0 && o.busy_until <= now && (o.terminal || o.credits[h.vc as usize] >= size) {
+            // The only requester of an idle output with room: arbitration would grant it.
+            self.grant(out, bit, q);
+            return;
+        }
         self.outs[out as usize].req |= 1u128 << bit;
         self.arbitrate(out);
     }
