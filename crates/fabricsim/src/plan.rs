@@ -201,7 +201,7 @@ impl Plan {
             }
         };
         let plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed };
-        plan.build_workload()?; // check workload fields now
+        plan.build_workload(None)?; // check workload fields now
         Ok(plan)
     }
 
@@ -270,8 +270,9 @@ impl Plan {
         }
     }
 
-    /// A fresh workload instance for one run.
-    pub fn build_workload(&self) -> Result<AnyWorkload, Error> {
+    /// A fresh workload instance for one run. Workloads pinned to links read the port graph:
+    /// pass the run's graph, or `None` to have one built.
+    pub fn build_workload(&self, graph: Option<&PortGraph>) -> Result<AnyWorkload, Error> {
         self.check_workload_keys()?;
         let w = &self.scenario.workload;
         let size = w.message_size.map(|b| b.get()).unwrap_or(8);
@@ -303,7 +304,14 @@ impl Plan {
             }
             "simultaneous_puts" | "neighbor_exchange" => {
                 let src = self.node_at("workload.src", &w.src)?;
-                let g = self.topology.build_graph(self.params.engines);
+                let built;
+                let g = match graph {
+                    Some(g) => g,
+                    None => {
+                        built = self.build_graph();
+                        &built
+                    }
+                };
                 let ports: Vec<u32> = (0..g.ports_of(src))
                     .filter(|&l| g.kind[g.port(src, l) as usize] == fabricsim_topology::PortKind::Network)
                     .collect();
@@ -350,7 +358,7 @@ impl Plan {
     pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
         let started = std::time::Instant::now();
         let graph = self.build_graph();
-        let workload = self.build_workload()?;
+        let workload = self.build_workload(Some(&graph))?;
         let closed = workload.is_closed();
         let mut sim = Simulation::new(graph, self.routing.clone(), self.params.clone(), workload)?;
         let outcome = sim.run(self.limits, progress)?;

@@ -11,9 +11,9 @@
 //!   the downstream buffer.
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
 //!   fits downstream, the highest priority class first, round-robin within a class.
-//! * **NICs.** Messages queue at the source NIC, which cuts them into packets and feeds them to
-//!   `engines` injection engines (round-robin over idle engines with credit). A packet reaches
-//!   its first router `nic_latency` after its engine starts sending.
+//! * **NICs.** Each message is dealt (round-robin) to one of the node's `engines` injection
+//!   engines, whose own queue cuts it into packets as the engine is idle and has credit. A
+//!   packet reaches its first router `nic_latency` after its engine starts sending.
 //! * **Zero-load latency** of one packet crossing `h` router-to-router links on a direct network
 //!   is exactly `nic_latency + h * (router_delay + link_latency) + size / bandwidth` (the source
 //!   router's pipeline is folded into `nic_latency`; see [`NetworkParams`]).

@@ -215,8 +215,7 @@ impl Core {
         } else {
             self.p.terminal_bandwidth
         };
-        let bps = bw.bytes_per_sec();
-        (bytes as u64 * 1_000_000_000_000).div_ceil(bps)
+        bw.serialization(bytes as u64).ps()
     }
 
     #[inline]

@@ -80,13 +80,19 @@ impl DimensionOrder {
     /// Leave on local port `port` (a network port); VCs as the dateline rule gives for it.
     pub fn route_via(&self, router: RouterId, port: u32, out: &mut Candidates) {
         let Some((axis, delta)) = self.torus.port_axis(port) else { return };
-        let half = if self.dateline { self.vcs / 2 } else { 0 };
-        if self.dateline && self.torus.crosses_dateline(router, axis, delta) {
-            out.push_vcs(port, half..self.vcs);
-        } else if self.dateline {
-            out.push_vcs(port, 0..half);
-        } else {
-            out.push_vcs(port, 0..self.vcs);
+        self.push_port(port, self.torus.crosses_dateline(router, axis, delta), out);
+    }
+
+    /// Offer `port` with the VCs of the dateline half a packet may use: the upper half once it
+    /// has crossed the dateline in the current axis (`post`), the lower half before; all VCs
+    /// when no ring needs a dateline.
+    #[inline]
+    fn push_port(&self, port: u32, post: bool, out: &mut Candidates) {
+        let half = self.vcs / 2;
+        match (self.dateline, post) {
+            (false, _) => out.push_vcs(port, 0..self.vcs),
+            (true, true) => out.push_vcs(port, half..self.vcs),
+            (true, false) => out.push_vcs(port, 0..half),
         }
     }
 
@@ -100,18 +106,11 @@ impl DimensionOrder {
             }
             let delta = off.signum();
             let port = t.port_for(axis, delta);
-            if !self.dateline {
-                out.push_vcs(port, 0..self.vcs);
-                return;
-            }
-            let half = self.vcs / 2;
-            let same_axis = in_port < t.net_ports() && t.port_axis(in_port).map(|(a, _)| a) == Some(axis);
-            let post = (same_axis && in_vc >= half) || t.crosses_dateline(router, axis, delta);
-            if post {
-                out.push_vcs(port, half..self.vcs);
-            } else {
-                out.push_vcs(port, 0..half);
-            }
+            let post = self.dateline && {
+                let same_axis = in_port < t.net_ports() && t.port_axis(in_port).map(|(a, _)| a) == Some(axis);
+                (same_axis && in_vc >= self.vcs / 2) || t.crosses_dateline(router, axis, delta)
+            };
+            self.push_port(port, post, out);
             return;
         }
         // Arrived: any reception engine will do.
