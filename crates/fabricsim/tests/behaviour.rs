@@ -118,9 +118,9 @@ mod conservation_and_determinism {
             // The run itself checks injected == delivered + in flight and no duplicates.
             let r = Plan::new(&s).unwrap().run().unwrap();
             prop_assert!(r.packets_delivered <= r.packets_injected);
-            if r.drained {
-                prop_assert_eq!(r.latency_ns.count as f64 > 0.0 || r.packets_injected == 0, true);
-            }
+            // Measured messages are a subset of the delivered ones (single-packet messages here).
+            // A short run may measure none: its messages can all fall in the warm-up.
+            prop_assert!(r.latency_ns.count <= r.packets_delivered);
         }
     }
 

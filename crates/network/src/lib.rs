@@ -32,6 +32,7 @@
 pub mod format;
 pub mod packet;
 pub mod params;
+mod channel;
 mod nic;
 mod router;
 pub mod sim;

@@ -1,6 +1,7 @@
 //! Network interface: a FIFO of messages per node, cut into packets on demand and pushed into
 //! the router by the node's injection engines.
 
+use crate::channel;
 use crate::packet::{Message, Packet, NIL};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::{NodeId, Time};
@@ -111,8 +112,8 @@ impl Core {
         if msg.uncached {
             start = self.reserve_memory(node, payload, false);
         }
-        let ser = self.serialization(ps, wire);
-        let lat = self.channel_latency(ps);
+        let ser = self.timing.serialization(channel::ENGINE, wire);
+        let lat = self.timing.latency(channel::ENGINE);
         let seq = self.next_seq;
         self.next_seq += 1;
         let attach = self.graph.attach[(node * e_count + e) as usize];

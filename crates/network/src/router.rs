@@ -2,6 +2,7 @@
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
 //! transmissions return credits upstream.
 
+use crate::channel;
 use crate::packet::{NIL, NO_HINT};
 use crate::sim::{lane, Core, Ev, HeadRequest};
 use fabricsim_core::Time;
@@ -69,7 +70,7 @@ impl Core {
         let bit = local_in * self.vcs + in_vc as u32;
         self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio };
         let o = &self.outs[out as usize];
-        if o.req == 0 && o.busy_until <= now && (o.terminal || o.credits[h.vc as usize] >= size) {
+        if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
             // The only requester of an idle output with room: arbitration would grant it.
             self.grant(out, bit, q);
             return;
@@ -88,7 +89,7 @@ impl Core {
         if mask == 0 {
             return;
         }
-        let (qbase, terminal) = (self.outs[out as usize].qbase, self.outs[out as usize].terminal);
+        let (qbase, terminal) = (self.outs[out as usize].qbase, self.outs[out as usize].class == channel::TERMINAL);
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         let start = (self.outs[out as usize].rr as u32 + 1) % 128;
@@ -126,9 +127,10 @@ impl Core {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.tail, p.out_vc, p.payload, p.uncached, p.dst)
         };
-        let ser = self.serialization(out, size);
+        let class = self.outs[out as usize].class;
+        let ser = self.timing.serialization(class, size);
         let mut finish = (now + ser).max(tail);
-        let terminal = self.graph.kind[out as usize] == PortKind::Terminal;
+        let terminal = class == channel::TERMINAL;
         if terminal && uncached {
             // Uncached data is written to main memory: the node's memory paces reception.
             finish = finish.max(self.reserve_memory(dst, payload, true));
@@ -145,7 +147,7 @@ impl Core {
         // Progress runs until this transmission ends: a long step is not a deadlock.
         self.last_progress = self.last_progress.max(finish);
         self.out.packet_hops += 1;
-        let lat = self.channel_latency(out);
+        let lat = self.timing.latency(class);
         if terminal {
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
@@ -178,7 +180,7 @@ impl Core {
         let in_port = q / self.vcs;
         let vc = (q % self.vcs) as u8;
         let up = self.upstream[in_port as usize];
-        let delay = self.credit_latency(up);
+        let delay = self.timing.credit_latency(self.outs[up as usize].class);
         if delay == 0 {
             self.on_credit(up, vc, bytes);
         } else {

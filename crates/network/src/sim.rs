@@ -1,6 +1,7 @@
 //! The simulation: network state (struct of arrays indexed by global port / node), the event
 //! loop, measurement windows and correctness guards.
 
+use crate::channel::{self, ChannelTiming};
 use crate::packet::{Message, Packet, Slab, NIL};
 use crate::params::NetworkParams;
 use crate::workload::{Api, Delivered, Workload};
@@ -50,8 +51,9 @@ pub(crate) struct OutPort {
     pub credits: [u32; MAX_VCS],
     /// Last granted request bit (round-robin pointer).
     pub rr: u8,
-    /// Whether this output ejects into a NIC (unlimited credit).
-    pub terminal: bool,
+    /// Channel class ([`crate::channel`]): its timing, and whether it ejects into a NIC
+    /// (unlimited credit).
+    pub class: u8,
     /// First input-VC index of the owning router (`port_offset[router] * vcs`).
     pub qbase: u32,
 }
@@ -66,17 +68,24 @@ pub(crate) struct HeadRequest {
 
 /// Event-queue lanes: each holds events scheduled a (nearly) fixed delay after now, so they
 /// arrive in time order and cost O(1); anything else falls back to the queue's heap.
+///
+/// The lane number is also the order of same-time events (after the heap's): state arriving at
+/// a router (credits, packet heads) comes first, and the events that free an output and
+/// arbitrate it come last, so an arbitration at time t sees every request and credit of time t.
 pub(crate) mod lane {
-    pub const INJECT_READY: usize = 0;
-    pub const ENGINE_FREE: usize = 1;
-    pub const DELIVER: usize = 2;
-    pub const HOP_READY: usize = 3;
-    pub const OUT_FREE: usize = 4;
-    pub const CREDIT: usize = 5;
-    pub const MSG_READY: usize = 6;
-    pub const MSG_DONE: usize = 7;
+    pub const CREDIT: usize = 0;
+    pub const INJECT_READY: usize = 1;
+    pub const HOP_READY: usize = 2;
+    pub const DELIVER: usize = 3;
+    pub const MSG_READY: usize = 4;
+    pub const MSG_DONE: usize = 5;
+    pub const ENGINE_FREE: usize = 6;
+    pub const OUT_FREE: usize = 7;
     pub const COUNT: usize = 8;
 }
+
+/// Events between checks of rare conditions (errors, the deadlock watchdog, progress).
+const SLOW_CHECK_EVERY: u64 = 4096;
 
 /// Measurement window and stopping rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,6 +131,7 @@ pub struct Core {
     pub(crate) graph: PortGraph,
     pub(crate) routing: Routing,
     pub(crate) p: NetworkParams,
+    pub(crate) timing: ChannelTiming,
     pub(crate) queue: EventQueue<Ev>,
     pub(crate) vcs: u32,
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
@@ -175,47 +185,6 @@ impl Core {
     #[inline]
     pub(crate) fn is_pseudo(&self, port: u32) -> bool {
         port >= self.graph.total_ports()
-    }
-
-    /// Latency of the channel leaving `port` (router output or NIC pseudo-port).
-    #[inline]
-    pub(crate) fn channel_latency(&self, port: u32) -> u64 {
-        if self.is_pseudo(port) {
-            self.p.nic_latency.ps() + self.p.terminal_latency.ps()
-        } else if self.graph.kind[port as usize] == PortKind::Network {
-            self.link_latency(port)
-        } else {
-            self.p.terminal_latency.ps()
-        }
-    }
-
-    /// Latency of the network link leaving `port`: optical links may differ.
-    #[inline]
-    fn link_latency(&self, port: u32) -> u64 {
-        match self.p.optical_latency {
-            Some(t) if self.graph.optical.get(port as usize).copied().unwrap_or(false) => t.ps(),
-            _ => self.p.link_latency.ps(),
-        }
-    }
-
-    /// Latency of credits travelling back to `port`.
-    #[inline]
-    pub(crate) fn credit_latency(&self, port: u32) -> u64 {
-        if self.is_pseudo(port) {
-            self.p.terminal_latency.ps()
-        } else {
-            self.link_latency(port)
-        }
-    }
-
-    #[inline]
-    pub(crate) fn serialization(&self, port: u32, bytes: u32) -> u64 {
-        let bw = if !self.is_pseudo(port) && self.graph.kind[port as usize] == PortKind::Network {
-            self.p.link_bandwidth
-        } else {
-            self.p.terminal_bandwidth
-        };
-        bw.serialization(bytes as u64).ps()
     }
 
     #[inline]
@@ -365,9 +334,9 @@ impl<W: Workload> Simulation<W> {
         }
         let tp = graph.total_ports() as usize;
         let pseudo = (graph.nodes * graph.engines) as usize;
-        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0, terminal: false, qbase: 0 }; tp + pseudo];
+        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0, class: channel::ENGINE, qbase: 0 }; tp + pseudo];
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
-            o.terminal = graph.kind[p] == PortKind::Terminal;
+            o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
             o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
         }
         let mut upstream = vec![NIL; tp];
@@ -438,6 +407,7 @@ impl<W: Workload> Simulation<W> {
                 peak_messages: 0,
             },
             queue: EventQueue::with_lanes(lane::COUNT),
+            timing: ChannelTiming::new(&params),
             vcs,
             graph,
             routing,
@@ -460,6 +430,50 @@ impl<W: Workload> Simulation<W> {
         &self.core.counters
     }
 
+    /// Handle one event.
+    #[inline]
+    fn dispatch(&mut self, now: u64, ev: Ev) {
+        let c = &mut self.core;
+        match ev {
+            Ev::Ready(pkt) => c.on_ready(pkt),
+            Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
+            Ev::Credit { port, vc, bytes } => c.on_credit(port, vc, bytes),
+            Ev::EngineFree(ps) => {
+                let node = (ps - c.total_ports()) / c.graph.engines;
+                c.try_inject(node);
+            }
+            Ev::Deliver(pkt) => {
+                if let Some(d) = c.deliver(pkt) {
+                    self.workload.delivered(&d, &mut Api { core: c });
+                }
+            }
+            Ev::EjectDone { port, q, pkt } => {
+                let bytes = c.packets.get(pkt).wire_bytes;
+                if let Some(d) = c.deliver(pkt) {
+                    self.workload.delivered(&d, &mut Api { core: &mut self.core });
+                }
+                self.core.on_out_free(port, q, bytes);
+            }
+            Ev::Wake(node) => self.workload.wake(node, &mut Api { core: c }),
+            Ev::MsgReady(m) => {
+                let src = c.messages.get(m).src;
+                c.enqueue_message(src, m);
+            }
+            Ev::MsgDone(m) => {
+                if let Some(d) = c.complete(m) {
+                    self.workload.delivered(&d, &mut Api { core: c });
+                }
+            }
+            Ev::NicWake(node) => {
+                // A wake-up replaced by an earlier one is stale: that one already ran.
+                if c.nic_wake[node as usize] == now {
+                    c.nic_wake[node as usize] = 0;
+                    c.try_inject(node);
+                }
+            }
+        }
+    }
+
     /// Run to completion. `progress` is called now and then with the current simulated time.
     pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
         let c = &mut self.core;
@@ -469,6 +483,8 @@ impl<W: Workload> Simulation<W> {
         self.workload.start(&mut Api { core: &mut self.core });
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
+        // Until the window ends only the hard end needs a look (it is later).
+        let mut phase_end = self.core.window_end.min(hard_end.saturating_add(1));
         loop {
             let c = &mut self.core;
             let Some((now, ev)) = c.queue.pop() else {
@@ -480,65 +496,40 @@ impl<W: Workload> Simulation<W> {
                 break;
             };
             let now = now.ps();
-            if now > hard_end {
-                c.out.drained = c.measured_outstanding == 0;
-                break;
+            if now >= phase_end {
+                // Past the window: stop at the hard end, or as soon as every measured message
+                // has arrived.
+                if now > hard_end {
+                    c.out.drained = c.measured_outstanding == 0;
+                    break;
+                }
+                phase_end = c.window_end;
             }
-            if c.in_network > 0 && now.saturating_sub(c.last_progress) > watchdog {
-                return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (now - c.last_progress) / 1000, ports: c.stuck_ports() });
-            }
-            match ev {
-                Ev::Ready(pkt) => c.on_ready(pkt),
-                Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
-                Ev::Credit { port, vc, bytes } => c.on_credit(port, vc, bytes),
-                Ev::EngineFree(ps) => {
-                    let node = (ps - c.total_ports()) / c.graph.engines;
-                    c.try_inject(node);
-                }
-                Ev::Deliver(pkt) => {
-                    if let Some(d) = c.deliver(pkt) {
-                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
-                    }
-                }
-                Ev::EjectDone { port, q, pkt } => {
-                    let bytes = c.packets.get(pkt).wire_bytes;
-                    if let Some(d) = c.deliver(pkt) {
-                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
-                    }
-                    self.core.on_out_free(port, q, bytes);
-                }
-                Ev::Wake(node) => self.workload.wake(node, &mut Api { core: &mut self.core }),
-                Ev::MsgReady(m) => {
-                    let src = c.messages.get(m).src;
-                    c.enqueue_message(src, m);
-                }
-                Ev::MsgDone(m) => {
-                    if let Some(d) = c.complete(m) {
-                        self.workload.delivered(&d, &mut Api { core: &mut self.core });
-                    }
-                }
-                Ev::NicWake(node) => {
-                    // A wake-up replaced by an earlier one is stale: that one already ran.
-                    if c.nic_wake[node as usize] == now {
-                        c.nic_wake[node as usize] = 0;
-                        c.try_inject(node);
-                    }
-                }
-            }
+            self.dispatch(now, ev);
             let c = &mut self.core;
-            if c.error.is_some() {
-                return Err(c.error.take().expect("checked"));
-            }
             n += 1;
-            if n % (1 << 20) == 0 {
-                progress(Time(now));
+            if n % SLOW_CHECK_EVERY == 0 {
+                // Rare conditions are checked every few thousand events: an error is kept in
+                // `error` until then, and a deadlock is reported a little later than it began.
+                if c.error.is_some() {
+                    break;
+                }
+                if c.in_network > 0 && now.saturating_sub(c.last_progress) > watchdog {
+                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (now - c.last_progress) / 1000, ports: c.stuck_ports() });
+                }
+                if n % (1 << 20) == 0 {
+                    progress(Time(now));
+                }
             }
-            if now >= c.window_end && c.measured_outstanding == 0 {
+            if now >= phase_end && c.measured_outstanding == 0 {
                 break;
             }
-            if self.core.in_network == 0 && self.core.messages.live() == 0 && self.workload.finished() {
+            if c.in_network == 0 && c.messages.live() == 0 && self.workload.finished() {
                 break;
             }
+        }
+        if let Some(e) = self.core.error.take() {
+            return Err(e);
         }
         let c = &mut self.core;
         c.out.drained = c.measured_outstanding == 0;

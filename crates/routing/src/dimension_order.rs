@@ -23,6 +23,8 @@ pub struct DimensionOrder {
     vcs: u8,
     /// Whether some ring axis needs the dateline split.
     dateline: bool,
+    /// Axis of each local network port (a table: the per-hop route reads it).
+    port_axis: Vec<u16>,
 }
 
 impl DimensionOrder {
@@ -59,7 +61,8 @@ impl DimensionOrder {
                 ),
             ));
         }
-        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs })
+        let port_axis = (0..torus.net_ports()).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
+        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis })
     }
 
     /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
@@ -107,7 +110,7 @@ impl DimensionOrder {
             let delta = off.signum();
             let port = t.port_for(axis, delta);
             let post = self.dateline && {
-                let same_axis = in_port < t.net_ports() && t.port_axis(in_port).map(|(a, _)| a) == Some(axis);
+                let same_axis = self.port_axis.get(in_port as usize) == Some(&(axis as u16));
                 (same_axis && in_vc >= self.vcs / 2) || t.crosses_dateline(router, axis, delta)
             };
             self.push_port(port, post, out);

@@ -200,7 +200,8 @@ impl Torus {
             }
             return d;
         }
-        let fwd = d.rem_euclid(k);
+        // |d| < k, so one conditional add gives d mod k (no division on the routing path).
+        let fwd = if d < 0 { d + k } else { d };
         let back = fwd - k;
         if fwd <= -back {
             fwd
