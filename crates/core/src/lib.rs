@@ -5,11 +5,13 @@
 //! strings such as `"40ns"`, `"512B"` and `"6.8GB/s"`.
 
 pub mod error;
+pub mod fastdiv;
 pub mod ids;
 pub mod rng;
 pub mod units;
 
 pub use error::{ConfigError, SimError};
+pub use fastdiv::FastDiv;
 pub use ids::{NodeId, PortId, RouterId};
 pub use rng::RngStreams;
 pub use units::{Bandwidth, Bytes, Time};

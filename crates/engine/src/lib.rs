@@ -8,7 +8,10 @@
 
 use fabricsim_core::Time;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
+
+mod ring;
+use ring::Ring;
 
 /// An event in the heap, ordered by (`key`, `seq`): the sequence number keeps events of equal
 /// key in scheduling order.
@@ -38,6 +41,7 @@ impl<E> Ord for HeapEntry<E> {
 }
 
 /// An event in a lane: lanes are FIFO, so no sequence number is needed.
+#[derive(Clone, Copy)]
 struct LaneEntry<E> {
     time: u64,
     event: E,
@@ -75,7 +79,7 @@ fn key(time: u64, rank: usize) -> u64 {
 /// calls made. Comparing one `u64` (time and rank) instead of a global sequence number keeps the
 /// per-pop scan over the lane fronts cheap.
 pub struct EventQueue<E> {
-    lanes: Vec<VecDeque<LaneEntry<E>>>,
+    lanes: Vec<Ring<LaneEntry<E>>>,
     /// Ordering key of each lane's front, `u64::MAX` when empty: scanning this compact array is
     /// much cheaper than touching every lane's buffer on each pop.
     fronts: [u64; MAX_LANES],
@@ -85,13 +89,13 @@ pub struct EventQueue<E> {
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
 }
 
-impl<E> EventQueue<E> {
+impl<E: Copy> EventQueue<E> {
     /// A queue with no lanes (everything in the heap).
     pub fn new() -> Self {
         Self::with_lanes(0)
@@ -101,7 +105,7 @@ impl<E> EventQueue<E> {
     pub fn with_lanes(lanes: usize) -> Self {
         assert!(lanes <= MAX_LANES, "at most {MAX_LANES} lanes");
         EventQueue {
-            lanes: (0..lanes).map(|_| VecDeque::with_capacity(1024)).collect(),
+            lanes: (0..lanes).map(|_| Ring::new()).collect(),
             fronts: [EMPTY; MAX_LANES],
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,

@@ -4,7 +4,7 @@
 
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
-use crate::sim::{lane, Core, Ev, HeadRequest};
+use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_topology::PortKind;
 
@@ -13,7 +13,8 @@ impl Core {
         let p = self.packets.get_mut(pkt);
         p.ready = true;
         let q = p.q;
-        if self.q_head[q as usize] == pkt && !self.q_busy[q as usize] {
+        let v = &self.vcq[q as usize];
+        if v.head == pkt && !v.busy {
             self.request(pkt);
         }
     }
@@ -25,8 +26,8 @@ impl Core {
             let p = self.packets.get(pkt);
             (p.q, p.dst, p.wire_bytes, p.seq)
         };
-        let in_port = q / self.vcs;
-        let in_vc = (q % self.vcs) as u8;
+        let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        let in_vc = in_vc as u8;
         let router = self.graph.owner[in_port as usize];
         let base = self.graph.port_offset[router as usize];
         let local_in = in_port - base;
@@ -68,7 +69,8 @@ impl Core {
         p.out = out;
         p.out_vc = h.vc;
         let bit = local_in * self.vcs + in_vc as u32;
-        self.q_req[q as usize] = HeadRequest { bytes: size, out_vc: h.vc, prio };
+        let v = &mut self.vcq[q as usize];
+        (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
         let o = &self.outs[out as usize];
         if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
             // The only requester of an idle output with room: arbitration would grant it.
@@ -99,7 +101,7 @@ impl Core {
             let k = m.trailing_zeros();
             m &= m - 1;
             let bit = (k + start) % 128;
-            let p = self.q_req[(qbase + bit) as usize];
+            let p = &self.vcq[(qbase + bit) as usize];
             if !terminal && self.outs[out as usize].credits[p.out_vc as usize] < p.bytes {
                 continue;
             }
@@ -122,7 +124,7 @@ impl Core {
         self.outs[out as usize].req &= !(1u128 << bit);
         self.outs[out as usize].rr = bit as u8;
         let pkt = self.pop_q(q);
-        self.q_busy[q as usize] = true;
+        self.vcq[q as usize].busy = true;
         let (size, tail, out_vc, payload, uncached, dst) = {
             let p = self.packets.get(pkt);
             (p.wire_bytes, p.tail, p.out_vc, p.payload, p.uncached, p.dst)
@@ -175,19 +177,19 @@ impl Core {
     }
 
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
-        self.q_busy[q as usize] = false;
+        self.vcq[q as usize].busy = false;
         // The packet's tail has left input VC `q`: return its space upstream.
-        let in_port = q / self.vcs;
-        let vc = (q % self.vcs) as u8;
+        let (in_port, vc) = self.vcs_div.div_rem(q);
+        let vc = vc as u8;
         let up = self.upstream[in_port as usize];
-        let delay = self.timing.credit_latency(self.outs[up as usize].class);
+        let delay = self.timing.credit_latency(self.vcq[q as usize].up_class);
         if delay == 0 {
             self.on_credit(up, vc, bytes);
         } else {
             let at = self.queue.now() + Time(delay);
             self.queue.schedule_on(lane::CREDIT, at, Ev::Credit { port: up, vc, bytes });
         }
-        let h = self.q_head[q as usize];
+        let h = self.vcq[q as usize].head;
         if h != NIL && self.packets.get(h).ready {
             self.request(h);
         }
@@ -197,7 +199,7 @@ impl Core {
     pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {
         self.outs[port as usize].credits[vc as usize] += bytes;
         if self.is_pseudo(port) {
-            let node = (port - self.total_ports()) / self.graph.engines;
+            let node = self.engines_div.div(port - self.total_ports());
             self.try_inject(node);
         } else if self.outs[port as usize].req != 0 {
             self.arbitrate(port);

@@ -5,7 +5,7 @@ use crate::channel::{self, ChannelTiming};
 use crate::packet::{Message, Packet, Slab, NIL};
 use crate::params::NetworkParams;
 use crate::workload::{Api, Delivered, Workload};
-use fabricsim_core::{NodeId, SimError, Time};
+use fabricsim_core::{FastDiv, NodeId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
 use fabricsim_stats::{LatencyHistogram, PortCounters};
@@ -58,12 +58,29 @@ pub(crate) struct OutPort {
     pub qbase: u32,
 }
 
-/// The request of an input VC's head packet: its size, chosen VC and priority.
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct HeadRequest {
+/// One input VC buffer: its packet queue (an intrusive list through the packet slab), whether
+/// its head is being sent, and what the head asked for (so arbitration needs no packet lookup).
+/// 16 bytes, all read together.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InputVc {
+    pub head: u32,
+    pub tail: u32,
+    /// Wire size of the head's request.
     pub bytes: u32,
+    /// VC the head asked for on its output.
     pub out_vc: u8,
     pub prio: u8,
+    /// Whether the head packet is being sent (the VC's next packet must wait).
+    pub busy: bool,
+    /// Channel class of the sender feeding this VC (its credits travel back with that
+    /// class's credit latency).
+    pub up_class: u8,
+}
+
+impl Default for InputVc {
+    fn default() -> Self {
+        InputVc { head: NIL, tail: NIL, bytes: 0, out_vc: 0, prio: 0, busy: false, up_class: channel::NONE }
+    }
 }
 
 /// Event-queue lanes: each holds events scheduled a (nearly) fixed delay after now, so they
@@ -134,6 +151,10 @@ pub struct Core {
     pub(crate) timing: ChannelTiming,
     pub(crate) queue: EventQueue<Ev>,
     pub(crate) vcs: u32,
+    /// Divides input-VC indices by `vcs` (and engine pseudo-ports by engines per node) without
+    /// a hardware divide.
+    pub(crate) vcs_div: FastDiv,
+    pub(crate) engines_div: FastDiv,
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
     pub(crate) outs: Vec<OutPort>,
@@ -141,11 +162,8 @@ pub struct Core {
     pub(crate) counters: Vec<PortCounters>,
     /// Who feeds each router port's input side: the peer output, or the NIC pseudo-port.
     pub(crate) upstream: Vec<u32>,
-    pub(crate) q_head: Vec<u32>,
-    pub(crate) q_tail: Vec<u32>,
-    pub(crate) q_busy: Vec<bool>,
-    /// What the head packet of each input VC asked for, so arbitration needs no packet lookup.
-    pub(crate) q_req: Vec<HeadRequest>,
+    /// Every input VC, indexed `port * vcs + vc`.
+    pub(crate) vcq: Vec<InputVc>,
     pub(crate) packets: Slab<Packet>,
     pub(crate) messages: Slab<Message>,
     pub(crate) nic_head: Vec<u32>,
@@ -190,22 +208,24 @@ impl Core {
     #[inline]
     pub(crate) fn push_q(&mut self, q: u32, pkt: u32) {
         self.packets.get_mut(pkt).next = NIL;
-        let t = self.q_tail[q as usize];
+        let v = &mut self.vcq[q as usize];
+        let t = v.tail;
+        v.tail = pkt;
         if t == NIL {
-            self.q_head[q as usize] = pkt;
+            v.head = pkt;
         } else {
             self.packets.get_mut(t).next = pkt;
         }
-        self.q_tail[q as usize] = pkt;
     }
 
     #[inline]
     pub(crate) fn pop_q(&mut self, q: u32) -> u32 {
-        let h = self.q_head[q as usize];
+        let h = self.vcq[q as usize].head;
         let n = self.packets.get(h).next;
-        self.q_head[q as usize] = n;
+        let v = &mut self.vcq[q as usize];
+        v.head = n;
         if n == NIL {
-            self.q_tail[q as usize] = NIL;
+            v.tail = NIL;
         }
         h
     }
@@ -286,8 +306,8 @@ impl Core {
     /// Describe up to 8 stuck input VCs for the deadlock report.
     fn stuck_ports(&self) -> String {
         let mut v = Vec::new();
-        for q in 0..self.q_head.len() {
-            let h = self.q_head[q];
+        for q in 0..self.vcq.len() {
+            let h = self.vcq[q].head;
             if h == NIL {
                 continue;
             }
@@ -363,16 +383,20 @@ impl<W: Workload> Simulation<W> {
                 outs[ps].credits[vc] = params.buffer_bytes;
             }
         }
+        let mut vcq = vec![InputVc::default(); tp * vcs as usize];
+        for (q, v) in vcq.iter_mut().enumerate() {
+            let up = upstream[q / vcs as usize];
+            if up != NIL {
+                v.up_class = outs[up as usize].class;
+            }
+        }
         let nodes = graph.nodes as usize;
         let core = Core {
             outs,
             stall_since: vec![u64::MAX; tp],
             counters: vec![PortCounters::default(); tp],
             upstream,
-            q_head: vec![NIL; tp * vcs as usize],
-            q_tail: vec![NIL; tp * vcs as usize],
-            q_busy: vec![false; tp * vcs as usize],
-            q_req: vec![HeadRequest::default(); tp * vcs as usize],
+            vcq,
             packets: Slab::default(),
             messages: Slab::default(),
             nic_head: vec![NIL; nodes * graph.engines as usize],
@@ -409,6 +433,8 @@ impl<W: Workload> Simulation<W> {
             queue: EventQueue::with_lanes(lane::COUNT),
             timing: ChannelTiming::new(&params),
             vcs,
+            vcs_div: FastDiv::new(vcs),
+            engines_div: FastDiv::new(graph.engines.max(1)),
             graph,
             routing,
             p: params,
@@ -439,7 +465,7 @@ impl<W: Workload> Simulation<W> {
             Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
             Ev::Credit { port, vc, bytes } => c.on_credit(port, vc, bytes),
             Ev::EngineFree(ps) => {
-                let node = (ps - c.total_ports()) / c.graph.engines;
+                let node = c.engines_div.div(ps - c.total_ports());
                 c.try_inject(node);
             }
             Ev::Deliver(pkt) => {

@@ -25,6 +25,23 @@ pub struct DimensionOrder {
     dateline: bool,
     /// Axis of each local network port (a table: the per-hop route reads it).
     port_axis: Vec<u16>,
+    /// The axes in routing order, with what the per-hop route needs of each.
+    steps: Vec<AxisStep>,
+}
+
+/// One axis as the per-hop route sees it (precomputed so a hop reads one small record).
+#[derive(Debug, Clone, Copy)]
+struct AxisStep {
+    axis: u16,
+    len: i32,
+    /// A ring of 3 or more: take the shorter way.
+    ring: bool,
+    /// Wrap-around link present (rings of any length): the dateline applies.
+    wrap: bool,
+    /// A 2-ring: both ways are one hop; always `+`.
+    two_ring: bool,
+    plus: u32,
+    minus: u32,
 }
 
 impl DimensionOrder {
@@ -62,7 +79,22 @@ impl DimensionOrder {
             ));
         }
         let port_axis = (0..torus.net_ports()).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
-        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis })
+        let steps = order
+            .iter()
+            .map(|&a| {
+                let (len, wrap) = (torus.shape()[a] as i32, torus.wrap()[a]);
+                AxisStep {
+                    axis: a as u16,
+                    len,
+                    ring: wrap && len >= 3,
+                    wrap,
+                    two_ring: wrap && len == 2,
+                    plus: torus.port_for(a, 1),
+                    minus: torus.port_for(a, -1),
+                }
+            })
+            .collect();
+        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps })
     }
 
     /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
@@ -102,18 +134,27 @@ impl DimensionOrder {
     #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
         let t = &self.torus;
-        for &axis in &self.order {
-            let off = t.offset(router, dst, axis);
-            if off == 0 {
+        let (here, there) = (t.coord_row(router), t.coord_row(dst));
+        for s in &self.steps {
+            let c = here[s.axis as usize] as i32;
+            let d = there[s.axis as usize] as i32 - c;
+            if d == 0 {
                 continue;
             }
-            let delta = off.signum();
-            let port = t.port_for(axis, delta);
-            let post = self.dateline && {
-                let same_axis = self.port_axis.get(in_port as usize) == Some(&(axis as u16));
-                (same_axis && in_vc >= self.vcs / 2) || t.crosses_dateline(router, axis, delta)
+            // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
+            // towards the destination on a mesh (see `Torus::offset`).
+            let plus = if s.ring {
+                let fwd = if d < 0 { d + s.len } else { d };
+                fwd <= s.len - fwd
+            } else {
+                s.two_ring || d > 0
             };
-            self.push_port(port, post, out);
+            let post = self.dateline && {
+                let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
+                let crosses = s.wrap && if plus { c == s.len - 1 } else { c == 0 };
+                (same_axis && in_vc >= self.vcs / 2) || crosses
+            };
+            self.push_port(if plus { s.plus } else { s.minus }, post, out);
             return;
         }
         // Arrived: any reception engine will do.

@@ -145,6 +145,13 @@ impl Torus {
         self.coord_table[node as usize * self.shape.len() + axis] as u32
     }
 
+    /// The coordinates of `node`, one per axis, straight from the coordinate table.
+    #[inline]
+    pub fn coord_row(&self, node: NodeId) -> &[u16] {
+        let d = self.shape.len();
+        &self.coord_table[node as usize * d..][..d]
+    }
+
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
         (0..self.dims()).map(|a| self.coord(node, a)).collect()
     }
