@@ -55,7 +55,7 @@ impl RunReport {
         let inj_per_ns = plan.node_injection_bandwidth() / 1e9;
         let elapsed = o.sim_time.ps();
         let graph = sim.graph();
-        let ports = port_reports(&plan.topology, graph, sim.port_counters(), elapsed);
+        let ports = port_reports(&plan.topology, graph, &sim.port_counters(), elapsed);
         RunReport {
             name: plan.scenario.name.clone(),
             nodes,

@@ -28,8 +28,7 @@ impl Core {
         };
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
         let in_vc = in_vc as u8;
-        let router = self.graph.owner[in_port as usize];
-        let base = self.graph.port_offset[router as usize];
+        let (router, base) = (self.outs[in_port as usize].router, self.outs[in_port as usize].base);
         let local_in = in_port - base;
         let (hint, prio) = {
             let p = self.packets.get(pkt);
@@ -112,8 +111,9 @@ impl Core {
         match best {
             Some((_, bit)) => self.grant(out, bit, qbase + bit),
             None => {
-                if self.stall_since[out as usize] == u64::MAX {
-                    self.stall_since[out as usize] = now;
+                let o = &mut self.outs[out as usize];
+                if o.stall_since == u64::MAX {
+                    o.stall_since = now;
                 }
             }
         }
@@ -137,13 +137,14 @@ impl Core {
             // Uncached data is written to main memory: the node's memory paces reception.
             finish = finish.max(self.reserve_memory(dst, payload, true));
         }
-        let c = &mut self.counters[out as usize];
+        let o = &mut self.outs[out as usize];
+        let c = &mut o.counters;
         c.bytes += size as u64;
         c.packets += 1;
         c.busy_ps += finish - now;
-        if self.stall_since[out as usize] != u64::MAX {
-            c.stall_ps += now - self.stall_since[out as usize];
-            self.stall_since[out as usize] = u64::MAX;
+        if o.stall_since != u64::MAX {
+            c.stall_ps += now - o.stall_since;
+            o.stall_since = u64::MAX;
         }
         self.outs[out as usize].busy_until = finish;
         // Progress runs until this transmission ends: a long step is not a deadlock.
@@ -160,7 +161,7 @@ impl Core {
             self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
             self.outs[out as usize].credits[out_vc as usize] -= size;
-            let ds_port = self.graph.peer[out as usize];
+            let ds_port = self.outs[out as usize].peer;
             let ds_q = ds_port * self.vcs + out_vc as u32;
             self.push_q(ds_q, pkt);
             let p = self.packets.get_mut(pkt);
@@ -181,7 +182,7 @@ impl Core {
         // The packet's tail has left input VC `q`: return its space upstream.
         let (in_port, vc) = self.vcs_div.div_rem(q);
         let vc = vc as u8;
-        let up = self.upstream[in_port as usize];
+        let up = self.outs[in_port as usize].upstream;
         let delay = self.timing.credit_latency(self.vcq[q as usize].up_class);
         if delay == 0 {
             self.on_credit(up, vc, bytes);

@@ -40,8 +40,11 @@ pub(crate) enum Ev {
 /// Most VCs per port (credits are stored inline).
 pub const MAX_VCS: usize = 8;
 
-/// Everything arbitration touches for one sender, in one 64-byte cache line.
+/// One sender (a router port, or a NIC engine pseudo-port) in two adjacent 64-byte cache
+/// lines: the first holds everything arbitration reads, the second the port's bookkeeping (its
+/// counters, and the wiring a hop needs), so a hop touches one record instead of several arrays.
 #[derive(Debug, Clone, Copy)]
+#[repr(C, align(64))]
 pub(crate) struct OutPort {
     /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this output.
     pub req: u128,
@@ -56,6 +59,36 @@ pub(crate) struct OutPort {
     pub class: u8,
     /// First input-VC index of the owning router (`port_offset[router] * vcs`).
     pub qbase: u32,
+    // -- second cache line --
+    pub counters: PortCounters,
+    /// Since when the port has been stalled for credits (`u64::MAX`: not stalled).
+    pub stall_since: u64,
+    /// Input port at the other end of this output's link (network ports).
+    pub peer: u32,
+    /// Who feeds this port's input side: the peer output, or the NIC pseudo-port (`NIL`: none).
+    pub upstream: u32,
+    /// Owning router, and its first global port.
+    pub router: u32,
+    pub base: u32,
+}
+
+impl Default for OutPort {
+    fn default() -> Self {
+        OutPort {
+            req: 0,
+            busy_until: 0,
+            credits: [0; MAX_VCS],
+            rr: 0,
+            class: channel::ENGINE,
+            qbase: 0,
+            counters: PortCounters::default(),
+            stall_since: u64::MAX,
+            peer: NIL,
+            upstream: NIL,
+            router: NIL,
+            base: 0,
+        }
+    }
 }
 
 /// One input VC buffer: its packet queue (an intrusive list through the packet slab), whether
@@ -158,10 +191,6 @@ pub struct Core {
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
     pub(crate) outs: Vec<OutPort>,
-    pub(crate) stall_since: Vec<u64>,
-    pub(crate) counters: Vec<PortCounters>,
-    /// Who feeds each router port's input side: the peer output, or the NIC pseudo-port.
-    pub(crate) upstream: Vec<u32>,
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
     pub(crate) packets: Slab<Packet>,
@@ -312,7 +341,7 @@ impl Core {
                 continue;
             }
             let port = q as u32 / self.vcs;
-            let router = self.graph.owner[port as usize];
+            let router = self.outs[port as usize].router;
             let pk = self.packets.get(h);
             let want = if pk.out == NIL {
                 String::new()
@@ -354,16 +383,18 @@ impl<W: Workload> Simulation<W> {
         }
         let tp = graph.total_ports() as usize;
         let pseudo = (graph.nodes * graph.engines) as usize;
-        let mut outs = vec![OutPort { req: 0, busy_until: 0, credits: [0; MAX_VCS], rr: 0, class: channel::ENGINE, qbase: 0 }; tp + pseudo];
+        let mut outs = vec![OutPort::default(); tp + pseudo];
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
             o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
-            o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
+            o.router = graph.owner[p];
+            o.base = graph.port_offset[o.router as usize];
+            o.qbase = o.base * vcs;
+            o.peer = graph.peer[p];
         }
-        let mut upstream = vec![NIL; tp];
         for p in 0..tp {
             match graph.kind[p] {
                 PortKind::Network => {
-                    upstream[p] = graph.peer[p];
+                    outs[p].upstream = graph.peer[p];
                     for vc in 0..vcs as usize {
                         outs[p].credits[vc] = params.buffer_bytes;
                     }
@@ -378,14 +409,14 @@ impl<W: Workload> Simulation<W> {
         }
         for (i, &gp) in graph.attach.iter().enumerate() {
             let ps = tp + i;
-            upstream[gp as usize] = ps as u32;
+            outs[gp as usize].upstream = ps as u32;
             for vc in 0..vcs as usize {
                 outs[ps].credits[vc] = params.buffer_bytes;
             }
         }
         let mut vcq = vec![InputVc::default(); tp * vcs as usize];
         for (q, v) in vcq.iter_mut().enumerate() {
-            let up = upstream[q / vcs as usize];
+            let up = outs[q / vcs as usize].upstream;
             if up != NIL {
                 v.up_class = outs[up as usize].class;
             }
@@ -393,9 +424,6 @@ impl<W: Workload> Simulation<W> {
         let nodes = graph.nodes as usize;
         let core = Core {
             outs,
-            stall_since: vec![u64::MAX; tp],
-            counters: vec![PortCounters::default(); tp],
-            upstream,
             vcq,
             packets: Slab::default(),
             messages: Slab::default(),
@@ -452,8 +480,9 @@ impl<W: Workload> Simulation<W> {
         &self.workload
     }
     /// Per-port counters, indexed by global port id.
-    pub fn port_counters(&self) -> &[PortCounters] {
-        &self.core.counters
+    pub fn port_counters(&self) -> Vec<PortCounters> {
+        let tp = self.core.total_ports() as usize;
+        self.core.outs[..tp].iter().map(|o| o.counters).collect()
     }
 
     /// Handle one event.

@@ -79,8 +79,11 @@ impl DimensionOrder {
             ));
         }
         let port_axis = (0..torus.net_ports()).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
+        // Axes of length 1 never need correcting; the rest are at most 31 (a shape with more
+        // axes of length >= 2 would exceed the node limit), so a u32 holds one bit per axis.
         let steps = order
             .iter()
+            .filter(|&&a| torus.shape()[a] >= 2)
             .map(|&a| {
                 let (len, wrap) = (torus.shape()[a] as i32, torus.wrap()[a]);
                 AxisStep {
@@ -135,25 +138,24 @@ impl DimensionOrder {
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
         let t = &self.torus;
         let (here, there) = (t.coord_row(router), t.coord_row(dst));
-        for s in &self.steps {
+        // The first axis (in routing order) not yet corrected. A fixed-count loop and a bit
+        // scan instead of an early exit: which axis is next is random per packet, and a
+        // mispredicted branch per hop costs more than the few extra loads.
+        let mut pending = 0u32;
+        for (i, s) in self.steps.iter().enumerate() {
+            pending |= ((here[s.axis as usize] != there[s.axis as usize]) as u32) << i;
+        }
+        if pending != 0 {
+            let s = self.steps[pending.trailing_zeros() as usize];
             let c = here[s.axis as usize] as i32;
             let d = there[s.axis as usize] as i32 - c;
-            if d == 0 {
-                continue;
-            }
             // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
             // towards the destination on a mesh (see `Torus::offset`).
-            let plus = if s.ring {
-                let fwd = if d < 0 { d + s.len } else { d };
-                fwd <= s.len - fwd
-            } else {
-                s.two_ring || d > 0
-            };
-            let post = self.dateline && {
-                let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
-                let crosses = s.wrap && if plus { c == s.len - 1 } else { c == 0 };
-                (same_axis && in_vc >= self.vcs / 2) || crosses
-            };
+            let fwd = if d < 0 { d + s.len } else { d };
+            let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
+            let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
+            let crosses = s.wrap & (c == if plus { s.len - 1 } else { 0 });
+            let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
             self.push_port(if plus { s.plus } else { s.minus }, post, out);
             return;
         }
