@@ -87,8 +87,12 @@ mod tests {
                 next_out += 1;
             }
             assert_eq!(r.len(), (next_in - next_out) as usize);
-            assert_eq!(r.front(), Some(&next_out));
-            assert_eq!(r.back(), Some(&(next_in - 1)));
+            if next_in > next_out {
+                assert_eq!(r.front(), Some(&next_out));
+                assert_eq!(r.back(), Some(&(next_in - 1)));
+            } else {
+                assert!(r.front().is_none() && r.back().is_none());
+            }
         }
         while let Some(v) = r.pop_front() {
             assert_eq!(v, next_out);
