@@ -28,7 +28,7 @@ impl Core {
         };
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
         let in_vc = in_vc as u8;
-        let (router, base) = (self.outs[in_port as usize].router, self.outs[in_port as usize].base);
+        let (router, base) = self.router_of(in_port);
         let local_in = in_port - base;
         let (hint, prio) = {
             let p = self.packets.get(pkt);

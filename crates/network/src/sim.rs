@@ -188,6 +188,9 @@ pub struct Core {
     /// a hardware divide.
     pub(crate) vcs_div: FastDiv,
     pub(crate) engines_div: FastDiv,
+    /// Ports per router when every router has the same number (tori): the owner and first
+    /// port of a port are then computed, not loaded from memory.
+    pub(crate) router_div: Option<FastDiv>,
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
     pub(crate) outs: Vec<OutPort>,
@@ -232,6 +235,18 @@ impl Core {
     #[inline]
     pub(crate) fn is_pseudo(&self, port: u32) -> bool {
         port >= self.graph.total_ports()
+    }
+
+    /// Owning router of router port `port`, and the router's first global port.
+    #[inline]
+    pub(crate) fn router_of(&self, port: u32) -> (u32, u32) {
+        match self.router_div {
+            Some(d) => {
+                let r = d.div(port);
+                (r, r * d.divisor())
+            }
+            None => (self.outs[port as usize].router, self.outs[port as usize].base),
+        }
     }
 
     #[inline]
@@ -463,6 +478,11 @@ impl<W: Workload> Simulation<W> {
             vcs,
             vcs_div: FastDiv::new(vcs),
             engines_div: FastDiv::new(graph.engines.max(1)),
+            router_div: {
+                let ppr = graph.port_offset.get(1).copied().unwrap_or(0);
+                let uniform = ppr > 0 && graph.port_offset.windows(2).all(|w| w[1] - w[0] == ppr);
+                uniform.then(|| FastDiv::new(ppr))
+            },
             graph,
             routing,
             p: params,
