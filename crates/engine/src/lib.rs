@@ -40,10 +40,11 @@ impl<E> Ord for HeapEntry<E> {
     }
 }
 
-/// An event in a lane: lanes are FIFO, so no sequence number is needed.
+/// An event in a lane: lanes are FIFO, so no sequence number is needed. `key` is the ordering
+/// key (time and rank), from which the time is recovered.
 #[derive(Clone, Copy)]
 struct LaneEntry<E> {
-    time: u64,
+    key: u64,
     event: E,
 }
 
@@ -54,14 +55,19 @@ pub const MAX_LANES: usize = 8;
 
 /// Bits of an ordering key that hold the rank (0 for heap-only events, lane + 1 for a lane's).
 const RANK_BITS: u32 = 4;
-/// Times beyond this share one ordering key (2^60 ps is about 13 days, beyond any
-/// [`Time`] a scenario can give, so in practice this never happens).
-const MAX_KEY_TIME: u64 = (1 << (64 - RANK_BITS)) - 1;
+/// The latest time the queue can hold: 2^60 ps, about 13 days. Later times are clamped to it
+/// (a simulator must stop before; the network layer refuses runs that could reach it).
+pub const MAX_TIME: Time = Time((1 << (64 - RANK_BITS)) - 1);
 
-/// (time, rank) as one integer, ordered like the pair.
+/// (time, rank) as one integer, ordered like the pair. `time` is at most [`MAX_TIME`].
 #[inline]
 fn key(time: u64, rank: usize) -> u64 {
-    (time.min(MAX_KEY_TIME) << RANK_BITS) | rank as u64
+    (time << RANK_BITS) | rank as u64
+}
+
+#[inline]
+fn time_of(key: u64) -> u64 {
+    key >> RANK_BITS
 }
 
 /// A deterministic event queue built from FIFO *lanes* plus a heap.
@@ -83,6 +89,8 @@ pub struct EventQueue<E> {
     /// Ordering key of each lane's front, `u64::MAX` when empty: scanning this compact array is
     /// much cheaper than touching every lane's buffer on each pop.
     fronts: [u64; MAX_LANES],
+    /// Ordering key of the heap's top, `u64::MAX` when empty.
+    heap_front: u64,
     heap: BinaryHeap<HeapEntry<E>>,
     seq: u64,
     now: Time,
@@ -107,6 +115,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             lanes: (0..lanes).map(|_| Ring::new()).collect(),
             fronts: [EMPTY; MAX_LANES],
+            heap_front: EMPTY,
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
@@ -120,11 +129,12 @@ impl<E: Copy> EventQueue<E> {
         self.now
     }
 
-    /// Clamp `at` to now: scheduling in the past is a logic error (debug builds assert).
+    /// Clamp `at` to now (scheduling in the past is a logic error; debug builds assert) and to
+    /// [`MAX_TIME`].
     #[inline]
     fn at(&self, at: Time) -> u64 {
         debug_assert!(at >= self.now, "event scheduled in the past");
-        at.0.max(self.now.0)
+        at.0.max(self.now.0).min(MAX_TIME.0)
     }
 
     /// Schedule `event` at absolute time `at` (in the heap). Scheduling in the past is a logic
@@ -138,7 +148,9 @@ impl<E: Copy> EventQueue<E> {
     #[inline(never)]
     fn push_heap(&mut self, time: u64, rank: usize, event: E) {
         self.seq += 1;
-        self.heap.push(HeapEntry { key: key(time, rank), seq: self.seq, time, event });
+        let k = key(time, rank);
+        self.heap_front = self.heap_front.min(k);
+        self.heap.push(HeapEntry { key: k, seq: self.seq, time, event });
     }
 
     /// Schedule `event` at `at` on `lane`; falls back to the heap if that would put the lane out
@@ -146,13 +158,14 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn schedule_on(&mut self, lane: usize, at: Time, event: E) {
         let time = self.at(at);
+        let k = key(time, lane + 1);
         let l = &mut self.lanes[lane];
         match l.back() {
             None => {
-                self.fronts[lane] = key(time, lane + 1);
-                l.push_back(LaneEntry { time, event });
+                self.fronts[lane] = k;
+                l.push_back(LaneEntry { key: k, event });
             }
-            Some(b) if b.time <= time => l.push_back(LaneEntry { time, event }),
+            Some(b) if b.key <= k => l.push_back(LaneEntry { key: k, event }),
             Some(_) => self.push_heap(time, lane + 1, event),
         }
     }
@@ -166,7 +179,7 @@ impl<E: Copy> EventQueue<E> {
     /// Where the next event is: `Some(lane)`, or `None` for the heap (or nothing at all).
     #[inline]
     fn next_source(&self) -> Option<usize> {
-        let mut best = self.heap.peek().map_or(EMPTY, |e| e.key);
+        let mut best = self.heap_front;
         let mut src = usize::MAX;
         for (i, &f) in self.fronts.iter().enumerate() {
             if f < best {
@@ -181,7 +194,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
         match self.next_source() {
-            Some(l) => self.lanes[l].front().map(|e| Time(e.time)),
+            Some(l) => self.lanes[l].front().map(|e| Time(time_of(e.key))),
             None => self.heap.peek().map(|e| Time(e.time)),
         }
     }
@@ -192,11 +205,12 @@ impl<E: Copy> EventQueue<E> {
         let (time, event) = match self.next_source() {
             Some(l) => {
                 let e = self.lanes[l].pop_front()?;
-                self.fronts[l] = self.lanes[l].front().map_or(EMPTY, |f| key(f.time, l + 1));
-                (e.time, e.event)
+                self.fronts[l] = self.lanes[l].front().map_or(EMPTY, |f| f.key);
+                (time_of(e.key), e.event)
             }
             None => {
                 let e = self.heap.pop()?;
+                self.heap_front = self.heap.peek().map_or(EMPTY, |f| f.key);
                 (e.time, e.event)
             }
         };

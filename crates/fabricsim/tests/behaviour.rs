@@ -258,6 +258,13 @@ mod bad_input {
     }
 
     #[test]
+    fn a_run_longer_than_the_event_queue_can_hold_is_refused_by_name() {
+        let s = Scenario::from_toml_str("[sim]\nwarmup = \"1000000s\"\nduration = \"1000000s\"").unwrap();
+        let e = Plan::new(&s).unwrap().run().unwrap_err().to_string();
+        assert!(e.starts_with("sim.duration"), "{e}");
+    }
+
+    #[test]
     fn regression_a_step_longer_than_the_watchdog_is_not_a_deadlock() {
         // One hop over a 300 us link with a 100 us watchdog: slow, not stuck.
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 8);

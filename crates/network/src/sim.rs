@@ -555,6 +555,17 @@ impl<W: Workload> Simulation<W> {
         c.window_start = limits.warmup.ps();
         c.window_end = (limits.warmup + limits.measure).ps();
         let hard_end = c.window_end.saturating_add(limits.drain.ps());
+        if hard_end >= fabricsim_engine::MAX_TIME.ps() {
+            return Err(fabricsim_core::ConfigError::new(
+                "sim.duration",
+                format!(
+                    "warm-up + duration + drain = {:.0} s reaches the longest simulated time the event queue holds ({:.0} s)",
+                    hard_end as f64 * 1e-12,
+                    fabricsim_engine::MAX_TIME.ps() as f64 * 1e-12
+                ),
+            )
+            .into());
+        }
         self.workload.start(&mut Api { core: &mut self.core });
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
