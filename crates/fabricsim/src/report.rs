@@ -53,7 +53,8 @@ impl RunReport {
         let window_ns = o.window.as_ns_f64();
         let per_node = if window_ns > 0.0 { o.window_bytes as f64 / window_ns / nodes as f64 } else { 0.0 };
         let inj_per_ns = plan.node_injection_bandwidth() / 1e9;
-        let elapsed = o.sim_time.ps();
+        // Port counters cover the measurement window.
+        let elapsed = o.window.ps();
         let graph = sim.graph();
         let ports = port_reports(&plan.topology, graph, &sim.port_counters(), elapsed);
         RunReport {

@@ -219,6 +219,9 @@ pub struct Core {
     pub(crate) window_end: u64,
     pub(crate) error: Option<SimError>,
     pub(crate) out: Outcome,
+    /// Port counters when the measurement window began and ended (empty until then).
+    pub(crate) counters_at_start: Vec<PortCounters>,
+    pub(crate) counters_at_end: Vec<PortCounters>,
 }
 
 /// A simulation: network state plus a workload.
@@ -347,6 +350,34 @@ impl Core {
         Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
     }
 
+    fn counters_now(&self) -> Vec<PortCounters> {
+        self.outs[..self.total_ports() as usize].iter().map(|o| o.counters).collect()
+    }
+
+    /// Take the window-start and window-end snapshots of the port counters that are due at
+    /// `now`.
+    fn snapshot_counters(&mut self, now: u64) {
+        if self.counters_at_start.is_empty() && now >= self.window_start {
+            self.counters_at_start = self.counters_now();
+        }
+        if self.counters_at_end.is_empty() && now >= self.window_end {
+            self.counters_at_end = self.counters_now();
+        }
+    }
+
+    /// The next time the run loop must look at the phase: the window's start or end while a
+    /// snapshot is pending, then just past the hard end.
+    fn next_phase(&self, hard_end: u64) -> u64 {
+        let after_end = hard_end.saturating_add(1);
+        if self.counters_at_start.is_empty() {
+            self.window_start.min(after_end)
+        } else if self.counters_at_end.is_empty() {
+            self.window_end.min(after_end)
+        } else {
+            after_end
+        }
+    }
+
     /// Describe up to 8 stuck input VCs for the deadlock report.
     fn stuck_ports(&self) -> String {
         let mut v = Vec::new();
@@ -457,6 +488,8 @@ impl<W: Workload> Simulation<W> {
             window_start: 0,
             window_end: u64::MAX,
             error: None,
+            counters_at_start: Vec::new(),
+            counters_at_end: Vec::new(),
             out: Outcome {
                 sim_time: Time::ZERO,
                 events: 0,
@@ -500,9 +533,17 @@ impl<W: Workload> Simulation<W> {
         &self.workload
     }
     /// Per-port counters, indexed by global port id.
+    ///
+    /// They cover the measurement window: what was counted between the window's start and its
+    /// end (or the end of the run, if that came first). A transmission is counted when it is
+    /// granted, so one that straddles a boundary counts wholly on the side it started.
     pub fn port_counters(&self) -> Vec<PortCounters> {
-        let tp = self.core.total_ports() as usize;
-        self.core.outs[..tp].iter().map(|o| o.counters).collect()
+        let c = &self.core;
+        let tp = c.total_ports() as usize;
+        let now: Vec<PortCounters> = c.outs[..tp].iter().map(|o| o.counters).collect();
+        let start = if c.counters_at_start.is_empty() { &now } else { &c.counters_at_start };
+        let end = if c.counters_at_end.is_empty() { &now } else { &c.counters_at_end };
+        end.iter().zip(start).map(|(e, s)| e.since(s)).collect()
     }
 
     /// Handle one event.
@@ -569,8 +610,9 @@ impl<W: Workload> Simulation<W> {
         self.workload.start(&mut Api { core: &mut self.core });
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
-        // Until the window ends only the hard end needs a look (it is later).
-        let mut phase_end = self.core.window_end.min(hard_end.saturating_add(1));
+        // The next phase boundary: the window's start and end (port counters are snapshotted
+        // there), then the hard end.
+        let mut phase_end = self.core.next_phase(hard_end);
         loop {
             let c = &mut self.core;
             let Some((now, ev)) = c.queue.pop() else {
@@ -583,13 +625,12 @@ impl<W: Workload> Simulation<W> {
             };
             let now = now.ps();
             if now >= phase_end {
-                // Past the window: stop at the hard end, or as soon as every measured message
-                // has arrived.
                 if now > hard_end {
                     c.out.drained = c.measured_outstanding == 0;
                     break;
                 }
-                phase_end = c.window_end;
+                c.snapshot_counters(now);
+                phase_end = c.next_phase(hard_end);
             }
             self.dispatch(now, ev);
             let c = &mut self.core;
@@ -607,7 +648,8 @@ impl<W: Workload> Simulation<W> {
                     progress(Time(now));
                 }
             }
-            if now >= phase_end && c.measured_outstanding == 0 {
+            // Past the window: stop as soon as every measured message has arrived.
+            if now >= c.window_end && c.measured_outstanding == 0 {
                 break;
             }
             if c.in_network == 0 && c.messages.live() == 0 && self.workload.finished() {
@@ -618,6 +660,9 @@ impl<W: Workload> Simulation<W> {
             return Err(e);
         }
         let c = &mut self.core;
+        // A run that ends early closes its window (and opens it, if it never began).
+        let end = c.queue.now().ps();
+        c.snapshot_counters(end.max(c.window_end));
         c.out.drained = c.measured_outstanding == 0;
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running

@@ -13,6 +13,18 @@ pub struct PortCounters {
     pub stall_ps: u64,
 }
 
+impl PortCounters {
+    /// What was counted between `earlier` (a snapshot of the same port) and `self`.
+    pub fn since(&self, earlier: &PortCounters) -> PortCounters {
+        PortCounters {
+            bytes: self.bytes - earlier.bytes,
+            packets: self.packets - earlier.packets,
+            busy_ps: self.busy_ps - earlier.busy_ps,
+            stall_ps: self.stall_ps - earlier.stall_ps,
+        }
+    }
+}
+
 /// One port's counters for a report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PortReport {
