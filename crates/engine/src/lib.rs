@@ -55,6 +55,8 @@ pub const MAX_LANES: usize = 8;
 
 /// Bits of an ordering key that hold the rank (0 for heap-only events, lane + 1 for a lane's).
 const RANK_BITS: u32 = 4;
+// `next_source` reads a lane off the rank bits and takes the minimum of exactly 8 fronts.
+const _: () = assert!(MAX_LANES < (1 << RANK_BITS) && MAX_LANES == 8);
 /// The latest time the queue can hold: 2^60 ps, about 13 days. Later times are clamped to it
 /// (a simulator must stop before; the network layer refuses runs that could reach it).
 pub const MAX_TIME: Time = Time((1 << (64 - RANK_BITS)) - 1);

@@ -14,6 +14,14 @@
 //! * **NICs.** Each message is dealt (round-robin) to one of the node's `engines` injection
 //!   engines, whose own queue cuts it into packets as the engine is idle and has credit. A
 //!   packet reaches its first router `nic_latency` after its engine starts sending.
+//! * **Events.** Per hop: the head is ready (after link latency and router pipeline), the
+//!   output is free again (end of serialisation), credits return upstream (a credit latency
+//!   later). Events at the same time run in a fixed order: workload timers and NIC wake-ups,
+//!   then credits, arriving heads, deliveries, message processing, engine releases, and output
+//!   releases last, so an arbitration at time t sees every request and credit of time t (the
+//!   lane order in `sim.rs`).
+//! * **Counters.** Per-port bytes, packets, busy and credit-stall time cover the measurement
+//!   window (snapshots at its start and end).
 //! * **Zero-load latency** of one packet crossing `h` router-to-router links on a direct network
 //!   is exactly `nic_latency + h * (router_delay + link_latency) + size / bandwidth` (the source
 //!   router's pipeline is folded into `nic_latency`; see [`NetworkParams`]).

@@ -134,8 +134,10 @@ pub(crate) mod lane {
     pub const COUNT: usize = 8;
 }
 
-/// Events between checks of rare conditions (errors, the deadlock watchdog, progress).
-const SLOW_CHECK_EVERY: u64 = 4096;
+/// Events between checks of rare conditions (errors, the deadlock watchdog).
+const RARE_CHECK_EVERY: u64 = 4096;
+/// Events between progress reports (a multiple of `RARE_CHECK_EVERY`).
+const PROGRESS_EVERY: u64 = 1 << 20;
 
 /// Measurement window and stopping rules.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -188,8 +190,9 @@ pub struct Core {
     /// a hardware divide.
     pub(crate) vcs_div: FastDiv,
     pub(crate) engines_div: FastDiv,
-    /// Ports per router when every router has the same number (tori): the owner and first
-    /// port of a port are then computed, not loaded from memory.
+    /// Ports per router when every router has the same number (tori, and the built-in
+    /// fat-trees): the owner and first port of a port are then computed, not loaded from memory.
+    /// Otherwise `OutPort::router`/`base` are read.
     pub(crate) router_div: Option<FastDiv>,
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
@@ -308,7 +311,9 @@ impl Core {
         }
         let bit = 1u64 << (p.seq % 64);
         if self.delivered_bits[word] & bit != 0 {
+            // Leave the books as they are: the run stops at its next check with this error.
             self.error.get_or_insert(SimError::DuplicateDelivery { packet: p.seq });
+            return None;
         }
         self.delivered_bits[word] |= bit;
         self.packets.remove(pkt);
@@ -350,18 +355,39 @@ impl Core {
         Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
     }
 
+    /// A deadlock: packets are buffered but nothing has moved for longer than `watchdog`.
+    fn check_watchdog(&self, now: u64, watchdog: u64) -> Result<(), SimError> {
+        if self.in_network > 0 && now.saturating_sub(self.last_progress) > watchdog {
+            return Err(SimError::Deadlock { buffered: self.in_network, idle_ns: (now - self.last_progress) / 1000, ports: self.stuck_ports() });
+        }
+        Ok(())
+    }
+
     fn counters_now(&self) -> Vec<PortCounters> {
         self.outs[..self.total_ports() as usize].iter().map(|o| o.counters).collect()
     }
 
     /// Take the window-start and window-end snapshots of the port counters that are due at
-    /// `now`.
-    fn snapshot_counters(&mut self, now: u64) {
-        if self.counters_at_start.is_empty() && now >= self.window_start {
+    /// `now` (all of them once the run is over). Open credit stalls are split at the window's
+    /// boundary first, so stall time falls in the phase where it happened.
+    fn snapshot_counters(&mut self, now: u64, run_over: bool) {
+        if self.counters_at_start.is_empty() && (run_over || now >= self.window_start) {
+            self.split_stalls(self.window_start.min(now));
             self.counters_at_start = self.counters_now();
         }
-        if self.counters_at_end.is_empty() && now >= self.window_end {
+        if self.counters_at_end.is_empty() && (run_over || now >= self.window_end) {
+            self.split_stalls(self.window_end.min(now));
             self.counters_at_end = self.counters_now();
+        }
+    }
+
+    /// Count open credit stalls up to `at` and restart them there.
+    fn split_stalls(&mut self, at: u64) {
+        for o in &mut self.outs {
+            if o.stall_since < at {
+                o.counters.stall_ps += at - o.stall_since;
+                o.stall_since = at;
+            }
         }
     }
 
@@ -436,20 +462,12 @@ impl<W: Workload> Simulation<W> {
             o.base = graph.port_offset[o.router as usize];
             o.qbase = o.base * vcs;
             o.peer = graph.peer[p];
-        }
-        for p in 0..tp {
             match graph.kind[p] {
                 PortKind::Network => {
-                    outs[p].upstream = graph.peer[p];
-                    for vc in 0..vcs as usize {
-                        outs[p].credits[vc] = params.buffer_bytes;
-                    }
+                    o.upstream = graph.peer[p];
+                    o.credits[..vcs as usize].fill(params.buffer_bytes);
                 }
-                PortKind::Terminal => {
-                    for vc in 0..vcs as usize {
-                        outs[p].credits[vc] = u32::MAX;
-                    }
-                }
+                PortKind::Terminal => o.credits[..vcs as usize].fill(u32::MAX),
                 PortKind::Unconnected => {}
             }
         }
@@ -594,7 +612,7 @@ impl<W: Workload> Simulation<W> {
     pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
         let c = &mut self.core;
         c.window_start = limits.warmup.ps();
-        c.window_end = (limits.warmup + limits.measure).ps();
+        c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
         let hard_end = c.window_end.saturating_add(limits.drain.ps());
         if hard_end >= fabricsim_engine::MAX_TIME.ps() {
             return Err(fabricsim_core::ConfigError::new(
@@ -629,22 +647,21 @@ impl<W: Workload> Simulation<W> {
                     c.out.drained = c.measured_outstanding == 0;
                     break;
                 }
-                c.snapshot_counters(now);
+                c.snapshot_counters(now, false);
                 phase_end = c.next_phase(hard_end);
             }
             self.dispatch(now, ev);
             let c = &mut self.core;
             n += 1;
-            if n % SLOW_CHECK_EVERY == 0 {
-                // Rare conditions are checked every few thousand events: an error is kept in
-                // `error` until then, and a deadlock is reported a little later than it began.
+            if n % RARE_CHECK_EVERY == 0 {
+                // Rare conditions are checked every few thousand events (and once more when the
+                // loop ends): an error waits in `error` until then, and a deadlock is reported a
+                // little after the watchdog expires.
                 if c.error.is_some() {
                     break;
                 }
-                if c.in_network > 0 && now.saturating_sub(c.last_progress) > watchdog {
-                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: (now - c.last_progress) / 1000, ports: c.stuck_ports() });
-                }
-                if n % (1 << 20) == 0 {
+                c.check_watchdog(now, watchdog)?;
+                if n % PROGRESS_EVERY == 0 {
                     progress(Time(now));
                 }
             }
@@ -659,10 +676,13 @@ impl<W: Workload> Simulation<W> {
         if let Some(e) = self.core.error.take() {
             return Err(e);
         }
+        // A deadlock the sampled checks above did not reach before the run ended.
+        let now = self.core.queue.now().ps();
+        self.core.check_watchdog(now, watchdog)?;
         let c = &mut self.core;
         // A run that ends early closes its window (and opens it, if it never began).
         let end = c.queue.now().ps();
-        c.snapshot_counters(end.max(c.window_end));
+        c.snapshot_counters(end, true);
         c.out.drained = c.measured_outstanding == 0;
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running

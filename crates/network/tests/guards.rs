@@ -1,6 +1,6 @@
 //! Correctness guards: the deadlock watchdog and conservation, exercised on purpose.
 
-use fabricsim_core::{Bandwidth, SimError, Time};
+use fabricsim_core::{Bandwidth, NodeId, SimError, Time};
 use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
@@ -76,6 +76,46 @@ fn ring_without_dateline_deadlocks_and_the_watchdog_names_ports() {
             assert!(ports.contains("router") && ports.contains("port"), "{ports}");
         }
         other => panic!("expected a deadlock, got {other}"),
+    }
+}
+
+/// The flood, plus a timer on node 0 every `tick`: the event queue never runs dry, but only a
+/// trickle of events happens once the network is stuck.
+struct TickingFlood {
+    flood: Flood,
+    tick: Time,
+}
+
+impl Workload for TickingFlood {
+    fn start(&mut self, api: &mut Api) {
+        self.flood.start(api);
+        api.wake_at(0, self.tick);
+    }
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        api.wake_at(node, api.now() + self.tick);
+    }
+    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
+        self.flood.delivered(m, api);
+    }
+}
+
+#[test]
+fn regression_a_deadlock_near_the_end_of_a_run_is_reported_not_passed_as_saturation() {
+    // The ring freezes within a microsecond; the 5 us watchdog expires around 6 us; the run ends
+    // at 7 us. In between only about ten timer events happen, fewer than the events between the
+    // loop's sampled checks, so the check at the end of the run must catch it.
+    let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+    let g = t.build_graph(2);
+    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(false));
+    let mut p = params(2);
+    p.engines = 2;
+    let w = TickingFlood { flood: Flood { n: 8, shift: 4, depth: 16 }, tick: Time::from_ns(100) };
+    let mut sim = Simulation::new(g, r, p, w).unwrap();
+    let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(7), drain: Time::ZERO };
+    match sim.run(limits, |_| {}) {
+        Err(SimError::Deadlock { buffered, .. }) => assert!(buffered > 0),
+        Err(e) => panic!("expected a deadlock, got {e}"),
+        Ok(o) => panic!("deadlock not reported: drained {}, {} delivered", o.drained, o.packets_delivered),
     }
 }
 
