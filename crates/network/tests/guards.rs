@@ -141,3 +141,43 @@ fn buffer_smaller_than_a_packet_is_rejected() {
     let Err(e) = Simulation::new(g, r, p, Flood { n: 4, shift: 1, depth: 1 }) else { panic!("accepted") };
     assert!(e.to_string().starts_with("router.buffer"), "{e}");
 }
+
+/// `g` with one spare (unconnected) port appended to router 0, so routers no longer all have
+/// the same number of ports; every other port keeps its role, renumbered.
+fn with_spare_port_on_router_0(g: &fabricsim_topology::PortGraph) -> fabricsim_topology::PortGraph {
+    use fabricsim_topology::graph::UNCONNECTED;
+    use fabricsim_topology::PortKind;
+    let spare = g.port_offset[1] as usize; // new global index of the spare port
+    let map = |p: u32| if p as usize >= spare { p + 1 } else { p };
+    let mut h = g.clone();
+    h.port_offset = g.port_offset.iter().enumerate().map(|(r, &o)| if r >= 1 { o + 1 } else { o }).collect();
+    h.kind.insert(spare, PortKind::Unconnected);
+    h.peer = g.peer.iter().zip(&g.kind).map(|(&q, k)| if *k == PortKind::Network { map(q) } else { q }).collect();
+    h.peer.insert(spare, UNCONNECTED);
+    h.owner.insert(spare, 0);
+    h.attach = g.attach.iter().map(|&p| map(p)).collect();
+    h
+}
+
+#[test]
+fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
+    // The same ring and traffic, once with uniform routers (owner computed by division) and
+    // once with a spare port on router 0 (owner read from the port records): same run.
+    let run = |spare: bool| {
+        let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+        let g = t.build_graph(2);
+        let g = if spare { with_spare_port_on_router_0(&g) } else { g };
+        assert_eq!(g.ports_of(0) != g.ports_of(1), spare);
+        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap());
+        let mut p = params(2);
+        p.engines = 2;
+        let mut sim = Simulation::new(g, r, p, Flood { n: 8, shift: 3, depth: 4 }).unwrap();
+        sim.run(limits(), |_| {}).unwrap()
+    };
+    let (a, b) = (run(false), run(true));
+    assert!(a.packets_delivered > 100, "{}", a.packets_delivered);
+    assert_eq!(
+        (a.packets_delivered, a.packet_hops, a.events, a.message_latency.mean()),
+        (b.packets_delivered, b.packet_hops, b.events, b.message_latency.mean())
+    );
+}
