@@ -200,21 +200,9 @@ impl Plan {
                 drain: s.sim.drain.unwrap_or(Time(s.sim.duration.ps().saturating_mul(4))),
             }
         };
-        // The event queue holds times up to 2^60 ps; a run that could go past that is refused
-        // here, naming the key that sets its length.
-        let total = limits.warmup.ps().saturating_add(limits.measure.ps()).saturating_add(limits.drain.ps());
-        if total >= fabricsim_engine::MAX_TIME.ps() {
-            let key = if closed { "sim.max_time" } else { "sim.duration" };
-            return Err(ConfigError::new(
-                key,
-                format!(
-                    "the run could last {:.0} s (warm-up + window + drain), beyond the {:.0} s the event queue holds",
-                    total as f64 * 1e-12,
-                    fabricsim_engine::MAX_TIME.ps() as f64 * 1e-12
-                ),
-            )
-            .into());
-        }
+        // The event queue holds times up to 2^60 ps: refuse longer runs now, naming the key
+        // that sets their length.
+        limits.check(if closed { "sim.max_time" } else { "sim.duration" })?;
         let plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed };
         plan.build_workload(None)?; // check workload fields now
         Ok(plan)

@@ -146,7 +146,7 @@ impl Core {
             c.stall_ps += now - o.stall_since;
             o.stall_since = u64::MAX;
         }
-        self.outs[out as usize].busy_until = finish;
+        o.busy_until = finish;
         // Progress runs until this transmission ends: a long step is not a deadlock.
         self.last_progress = self.last_progress.max(finish);
         self.out.packet_hops += 1;

@@ -151,6 +151,30 @@ pub struct RunLimits {
     pub drain: Time,
 }
 
+impl RunLimits {
+    /// The latest a run can go on: warm-up + window + drain (saturating).
+    pub fn hard_end(&self) -> Time {
+        Time(self.warmup.ps().saturating_add(self.measure.ps()).saturating_add(self.drain.ps()))
+    }
+
+    /// Refuse limits that could take the run past the event queue's horizon
+    /// ([`fabricsim_engine::MAX_TIME`]); the error names `field`, the key that set them.
+    pub fn check(&self, field: &str) -> Result<(), fabricsim_core::ConfigError> {
+        let end = self.hard_end().ps();
+        if end >= fabricsim_engine::MAX_TIME.ps() {
+            return Err(fabricsim_core::ConfigError::new(
+                field,
+                format!(
+                    "the run could last {:.0} s (warm-up + window + drain), beyond the {:.0} s the event queue holds",
+                    end as f64 * 1e-12,
+                    fabricsim_engine::MAX_TIME.ps() as f64 * 1e-12
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// How a run ended and what it measured.
 #[derive(Debug, Clone)]
 pub struct Outcome {
@@ -557,8 +581,7 @@ impl<W: Workload> Simulation<W> {
     /// granted, so one that straddles a boundary counts wholly on the side it started.
     pub fn port_counters(&self) -> Vec<PortCounters> {
         let c = &self.core;
-        let tp = c.total_ports() as usize;
-        let now: Vec<PortCounters> = c.outs[..tp].iter().map(|o| o.counters).collect();
+        let now = c.counters_now();
         let start = if c.counters_at_start.is_empty() { &now } else { &c.counters_at_start };
         let end = if c.counters_at_end.is_empty() { &now } else { &c.counters_at_end };
         end.iter().zip(start).map(|(e, s)| e.since(s)).collect()
@@ -613,18 +636,8 @@ impl<W: Workload> Simulation<W> {
         let c = &mut self.core;
         c.window_start = limits.warmup.ps();
         c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
-        let hard_end = c.window_end.saturating_add(limits.drain.ps());
-        if hard_end >= fabricsim_engine::MAX_TIME.ps() {
-            return Err(fabricsim_core::ConfigError::new(
-                "sim.duration",
-                format!(
-                    "warm-up + duration + drain = {:.0} s reaches the longest simulated time the event queue holds ({:.0} s)",
-                    hard_end as f64 * 1e-12,
-                    fabricsim_engine::MAX_TIME.ps() as f64 * 1e-12
-                ),
-            )
-            .into());
-        }
+        let hard_end = limits.hard_end().ps();
+        limits.check("sim.duration")?;
         self.workload.start(&mut Api { core: &mut self.core });
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
