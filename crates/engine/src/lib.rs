@@ -91,6 +91,9 @@ pub struct EventQueue<E> {
     /// Ordering key of each lane's front, `u64::MAX` when empty: scanning this compact array is
     /// much cheaper than touching every lane's buffer on each pop.
     fronts: [u64; MAX_LANES],
+    /// Ordering key of each lane's last event, 0 when the lane is empty (keys are never 0: a
+    /// lane's rank is at least 1). A push compares against this instead of reading the lane.
+    backs: [u64; MAX_LANES],
     /// Ordering key of the heap's top, `u64::MAX` when empty.
     heap_front: u64,
     heap: BinaryHeap<HeapEntry<E>>,
@@ -117,6 +120,7 @@ impl<E: Copy> EventQueue<E> {
         EventQueue {
             lanes: (0..lanes).map(|_| Ring::new()).collect(),
             fronts: [EMPTY; MAX_LANES],
+            backs: [0; MAX_LANES],
             heap_front: EMPTY,
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
@@ -161,14 +165,14 @@ impl<E: Copy> EventQueue<E> {
     pub fn schedule_on(&mut self, lane: usize, at: Time, event: E) {
         let time = self.at(at);
         let k = key(time, lane + 1);
-        let l = &mut self.lanes[lane];
-        match l.back() {
-            None => {
+        if k >= self.backs[lane] {
+            if self.backs[lane] == 0 {
                 self.fronts[lane] = k;
-                l.push_back(LaneEntry { key: k, event });
             }
-            Some(b) if b.key <= k => l.push_back(LaneEntry { key: k, event }),
-            Some(_) => self.push_heap(time, lane + 1, event),
+            self.backs[lane] = k;
+            self.lanes[lane].push_back(LaneEntry { key: k, event });
+        } else {
+            self.push_heap(time, lane + 1, event);
         }
     }
 
@@ -208,8 +212,12 @@ impl<E: Copy> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (time, event) = match self.next_source() {
             Some(l) => {
-                let e = self.lanes[l].pop_front()?;
-                self.fronts[l] = self.lanes[l].front().map_or(EMPTY, |f| f.key);
+                let lane = &mut self.lanes[l];
+                let e = lane.pop_front()?;
+                match lane.front() {
+                    Some(f) => self.fronts[l] = f.key,
+                    None => (self.fronts[l], self.backs[l]) = (EMPTY, 0),
+                }
                 (time_of(e.key), e.event)
             }
             None => {

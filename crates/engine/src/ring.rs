@@ -4,53 +4,50 @@
 
 pub(crate) struct Ring<T> {
     buf: Vec<T>,
-    head: usize,
-    len: usize,
+    /// `buf.len() - 1` (the capacity is a power of two, or 0).
+    mask: u32,
+    /// Free-running positions of the first item and one past the last (they wrap; only
+    /// `tail - head` and the masked values are used).
+    head: u32,
+    tail: u32,
 }
 
 impl<T: Copy> Ring<T> {
     pub(crate) fn new() -> Self {
-        Ring { buf: Vec::new(), head: 0, len: 0 }
-    }
-
-    #[inline]
-    fn mask(&self) -> usize {
-        self.buf.len().wrapping_sub(1)
+        Ring { buf: Vec::new(), mask: 0, head: 0, tail: 0 }
     }
 
     #[inline]
     pub(crate) fn len(&self) -> usize {
-        self.len
+        self.tail.wrapping_sub(self.head) as usize
     }
 
     #[inline]
     pub(crate) fn front(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[self.head])
+        (self.head != self.tail).then(|| &self.buf[(self.head & self.mask) as usize])
     }
 
     #[inline]
     pub(crate) fn back(&self) -> Option<&T> {
-        (self.len > 0).then(|| &self.buf[(self.head + self.len - 1) & self.mask()])
+        (self.head != self.tail).then(|| &self.buf[(self.tail.wrapping_sub(1) & self.mask) as usize])
     }
 
     #[inline]
     pub(crate) fn push_back(&mut self, v: T) {
-        if self.len == self.buf.len() {
+        if self.len() == self.buf.len() {
             self.grow(v);
         }
-        let i = (self.head + self.len) & self.mask();
-        self.buf[i] = v;
-        self.len += 1;
+        self.buf[(self.tail & self.mask) as usize] = v;
+        self.tail = self.tail.wrapping_add(1);
     }
 
     #[inline]
     pub(crate) fn pop_front(&mut self) -> Option<T> {
-        if self.len == 0 {
+        if self.head == self.tail {
             return None;
         }
-        let v = self.buf[self.head];
-        self.head = (self.head + 1) & self.mask();
-        self.len -= 1;
+        let v = self.buf[(self.head & self.mask) as usize];
+        self.head = self.head.wrapping_add(1);
         Some(v)
     }
 
@@ -59,11 +56,15 @@ impl<T: Copy> Ring<T> {
     #[cold]
     fn grow(&mut self, fill: T) {
         let cap = (self.buf.len() * 2).max(1024);
+        assert!(cap <= 1 << 31, "event lane too long");
         let mut buf = Vec::with_capacity(cap);
-        buf.extend((0..self.len).map(|k| self.buf[(self.head + k) & self.mask()]));
+        buf.extend((0..self.len() as u32).map(|k| self.buf[(self.head.wrapping_add(k) & self.mask) as usize]));
+        let len = buf.len() as u32;
         buf.resize(cap, fill);
         self.buf = buf;
+        self.mask = cap as u32 - 1;
         self.head = 0;
+        self.tail = len;
     }
 }
 

@@ -92,6 +92,12 @@ impl<T: Copy> Slab<T> {
     pub fn get_mut(&mut self, h: u32) -> &mut T {
         &mut self.items[h as usize]
     }
+    /// Every slot, live or free, indexed by handle (hot paths bind this once instead of going
+    /// through the slab on each access).
+    #[inline]
+    pub fn slots_mut(&mut self) -> &mut [T] {
+        &mut self.items
+    }
     /// Items currently in use.
     pub fn live(&self) -> usize {
         self.items.len() - self.free.len()

@@ -1,11 +1,17 @@
 //! Router behaviour: a ready head packet picks an output (routing + selection), outputs
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
 //! transmissions return credits upstream.
+//!
+//! These handlers run once or more per hop, so each binds the arrays it touches to local slices
+//! first: indexing a local slice keeps its address and length in registers, where going through
+//! `self` on every access makes the compiler reload both (and re-check the bound) after each
+//! store.
 
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
-use crate::sim::{lane, Core, Ev};
+use crate::sim::{lane, reserve_memory, Core, Ev};
 use fabricsim_core::Time;
+use fabricsim_routing::Hop;
 use fabricsim_topology::PortKind;
 
 impl Core {
@@ -22,86 +28,83 @@ impl Core {
     /// Route the head packet of its input VC, choose a candidate, and post a request.
     pub(crate) fn request(&mut self, pkt: u32) {
         let now = self.queue.now().ps();
-        let (q, dst, size, seq) = {
-            let p = self.packets.get(pkt);
-            (p.q, p.dst, p.wire_bytes, p.seq)
-        };
+        let p = self.packets.get(pkt);
+        let (q, dst, size, seq, hint, prio) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint, p.prio);
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
-        let in_vc = in_vc as u8;
         let (router, base) = self.router_of(in_port);
-        let local_in = in_port - base;
-        let (hint, prio) = {
-            let p = self.packets.get(pkt);
-            (p.hint, p.prio)
-        };
+        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now);
+        let out = base + h.port;
+        self.packets.get_mut(pkt).out = out;
+        // The request bit is the input VC's index within the router.
+        let bit = q - base * self.vcs;
+        let v = &mut self.vcq[q as usize];
+        (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
+        let o = &mut self.outs[out as usize];
+        if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
+            // The only requester of an idle output with room: arbitration would grant it.
+            self.grant(out, bit, q);
+            return;
+        }
+        o.req |= 1u128 << bit;
+        self.arbitrate(out);
+    }
+
+    /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
+    /// global port `in_port`, VC `in_vc`), and the one it takes. Selection prefers an idle output
+    /// with room, then the most free credit, and rotates its start by packet id so equivalent
+    /// ports (e.g. several reception engines) share the load.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    fn choose(&mut self, router: u32, base: u32, in_port: u32, in_vc: u8, dst: u32, hint: u8, size: u32, seq: u64, now: u64) -> Hop {
         self.cands.clear();
         if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
             self.routing.route_via(router, hint as u32, dst, &mut self.cands);
         }
         if self.cands.is_empty() {
             // No hint, or a hint that is not a network port: route normally.
-            self.routing.route(router, local_in, in_vc, dst, &mut self.cands);
+            self.routing.route(router, in_port - base, in_vc, dst, &mut self.cands);
         }
         let hops = self.cands.as_slice();
         debug_assert!(!hops.is_empty(), "routing returned no candidate");
-        // Selection: prefer an idle output with room; then most free credit; rotate the start by
-        // packet id so equivalent ports (e.g. several reception engines) share the load.
         let n = hops.len();
-        let h = if n == 1 {
-            hops[0]
-        } else {
-            let start = (seq % n as u64) as usize;
-            let mut best = (0u8, 0u32, hops[start]);
-            for k in 0..n {
-                let h = hops[(start + k) % n];
-                let o = &self.outs[(base + h.port) as usize];
-                let cred = o.credits[h.vc as usize];
-                let score = ((cred >= size) as u8) * 2 + (o.busy_until <= now) as u8;
-                if k == 0 || (score, cred) > (best.0, best.1) {
-                    best = (score, cred, h);
-                }
-            }
-            best.2
-        };
-        let out = base + h.port;
-        let p = self.packets.get_mut(pkt);
-        p.out = out;
-        p.out_vc = h.vc;
-        let bit = local_in * self.vcs + in_vc as u32;
-        let v = &mut self.vcq[q as usize];
-        (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
-        let o = &self.outs[out as usize];
-        if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
-            // The only requester of an idle output with room: arbitration would grant it.
-            self.grant(out, bit, q);
-            return;
+        if n == 1 {
+            return hops[0];
         }
-        self.outs[out as usize].req |= 1u128 << bit;
-        self.arbitrate(out);
+        let outs = &self.outs[..];
+        let start = (seq % n as u64) as usize;
+        let mut best = (0u8, 0u32, hops[start]);
+        for k in 0..n {
+            let h = hops[(start + k) % n];
+            let o = &outs[(base + h.port) as usize];
+            let cred = o.credits[h.vc as usize];
+            let score = ((cred >= size) as u8) * 2 + (o.busy_until <= now) as u8;
+            if k == 0 || (score, cred) > (best.0, best.1) {
+                best = (score, cred, h);
+            }
+        }
+        best.2
     }
 
     /// Grant output `out` to one requesting input VC, if it is idle and someone fits.
     pub(crate) fn arbitrate(&mut self, out: u32) {
         let now = self.queue.now().ps();
-        if self.outs[out as usize].busy_until > now {
+        let o = &self.outs[out as usize];
+        if o.busy_until > now || o.req == 0 {
             return;
         }
-        let mask = self.outs[out as usize].req;
-        if mask == 0 {
-            return;
-        }
-        let (qbase, terminal) = (self.outs[out as usize].qbase, self.outs[out as usize].class == channel::TERMINAL);
+        let (mask, qbase, terminal, rr) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr);
+        let credits = o.credits;
+        let vcq = &self.vcq[..];
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
-        let start = (self.outs[out as usize].rr as u32 + 1) % 128;
-        let rotated = mask.rotate_right(start);
-        let mut m = rotated;
+        let start = (rr as u32 + 1) % 128;
+        let mut m = mask.rotate_right(start);
         while m != 0 {
             let k = m.trailing_zeros();
             m &= m - 1;
             let bit = (k + start) % 128;
-            let p = &self.vcq[(qbase + bit) as usize];
-            if !terminal && self.outs[out as usize].credits[p.out_vc as usize] < p.bytes {
+            let p = &vcq[(qbase + bit) as usize];
+            if !terminal && credits[p.out_vc as usize] < p.bytes {
                 continue;
             }
             if best.is_none_or(|(bp, _)| p.prio > bp) {
@@ -119,25 +122,33 @@ impl Core {
         }
     }
 
+    /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
-        let now = self.queue.now().ps();
-        self.outs[out as usize].req &= !(1u128 << bit);
-        self.outs[out as usize].rr = bit as u8;
-        let pkt = self.pop_q(q);
-        self.vcq[q as usize].busy = true;
-        let (size, tail, out_vc, payload, uncached, dst) = {
-            let p = self.packets.get(pkt);
-            (p.wire_bytes, p.tail, p.out_vc, p.payload, p.uncached, p.dst)
-        };
-        let class = self.outs[out as usize].class;
-        let ser = self.timing.serialization(class, size);
-        let mut finish = (now + ser).max(tail);
-        let terminal = class == channel::TERMINAL;
-        if terminal && uncached {
-            // Uncached data is written to main memory: the node's memory paces reception.
-            finish = finish.max(self.reserve_memory(dst, payload, true));
+        let Core { outs, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, .. } = self;
+        let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
+        let now = queue.now().ps();
+        // Take the packet off its input VC, which stays busy until the tail has left.
+        let v = &mut vcq[q as usize];
+        let pkt = v.head;
+        let p = &mut packets[pkt as usize];
+        v.head = p.next;
+        if p.next == NIL {
+            v.tail = NIL;
         }
-        let o = &mut self.outs[out as usize];
+        v.busy = true;
+        let out_vc = v.out_vc;
+        let o = &mut outs[out as usize];
+        o.req &= !(1u128 << bit);
+        o.rr = bit as u8;
+        let class = o.class;
+        let size = p.wire_bytes;
+        let mut finish = (now + timing.serialization(class, size)).max(p.tail);
+        let terminal = class == channel::TERMINAL;
+        if terminal && p.uncached {
+            // Uncached data is written to main memory: the node's memory paces reception.
+            let bw = params.memory_bandwidth.expect("uncached implies a memory limit");
+            finish = finish.max(reserve_memory(mem_free, bw, now, p.dst, p.payload, true));
+        }
         let c = &mut o.counters;
         c.bytes += size as u64;
         c.packets += 1;
@@ -147,62 +158,70 @@ impl Core {
             o.stall_since = u64::MAX;
         }
         o.busy_until = finish;
-        // Progress runs until this transmission ends: a long step is not a deadlock.
-        self.last_progress = self.last_progress.max(finish);
-        self.out.packet_hops += 1;
-        let lat = self.timing.latency(class);
+        outcome.packet_hops += 1;
+        let lat = timing.latency(class);
+        // Progress runs until this transmission (and the head's next step) ends: a long step is
+        // not a deadlock.
         if terminal {
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
-                self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });
+                *last_progress = (*last_progress).max(finish);
+                queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });
                 return;
             }
-            self.last_progress = self.last_progress.max(finish + lat);
-            self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
+            *last_progress = (*last_progress).max(finish + lat);
+            queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
-            self.outs[out as usize].credits[out_vc as usize] -= size;
-            let ds_port = self.outs[out as usize].peer;
-            let ds_q = ds_port * self.vcs + out_vc as u32;
-            self.push_q(ds_q, pkt);
-            let p = self.packets.get_mut(pkt);
+            o.credits[out_vc as usize] -= size;
+            let ds_q = o.peer * *vcs + out_vc as u32;
+            p.next = NIL;
             p.q = ds_q;
             p.ready = false;
             p.out = NIL;
-            p.hops = p.hops.wrapping_add(1);
             p.tail = finish + lat;
-            let ready = now + lat + self.p.router_delay.ps();
-            self.last_progress = self.last_progress.max(ready);
-            self.queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
+            let d = &mut vcq[ds_q as usize];
+            if d.tail == NIL {
+                d.head = pkt;
+            } else {
+                packets[d.tail as usize].next = pkt;
+            }
+            d.tail = pkt;
+            let ready = now + lat + params.router_delay.ps();
+            *last_progress = (*last_progress).max(finish).max(ready);
+            queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
         }
-        self.queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { port: out, q, bytes: size });
+        queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { port: out, q, bytes: size });
     }
 
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
-        self.vcq[q as usize].busy = false;
+        let v = &mut self.vcq[q as usize];
+        v.busy = false;
+        let up_class = v.up_class;
         // The packet's tail has left input VC `q`: return its space upstream.
         let (in_port, vc) = self.vcs_div.div_rem(q);
-        let vc = vc as u8;
         let up = self.outs[in_port as usize].upstream;
-        let delay = self.timing.credit_latency(self.vcq[q as usize].up_class);
+        let delay = self.timing.credit_latency(up_class);
         if delay == 0 {
-            self.on_credit(up, vc, bytes);
+            self.on_credit(up, vc as u8, bytes);
         } else {
             let at = self.queue.now() + Time(delay);
-            self.queue.schedule_on(lane::CREDIT, at, Ev::Credit { port: up, vc, bytes });
+            self.queue.schedule_on(lane::CREDIT, at, Ev::Credit { port: up, vc: vc as u8, bytes });
         }
-        let h = self.vcq[q as usize].head;
-        if h != NIL && self.packets.get(h).ready {
-            self.request(h);
+        let head = self.vcq[q as usize].head;
+        if head != NIL && self.packets.get(head).ready {
+            self.request(head);
         }
         self.arbitrate(out);
     }
 
     pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {
-        self.outs[port as usize].credits[vc as usize] += bytes;
+        let o = &mut self.outs[port as usize];
+        o.credits[vc as usize] += bytes;
+        let waiting = o.req != 0;
         if self.is_pseudo(port) {
             let node = self.engines_div.div(port - self.total_ports());
             self.try_inject(node);
-        } else if self.outs[port as usize].req != 0 {
+        } else if waiting {
             self.arbitrate(port);
         }
     }

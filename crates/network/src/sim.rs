@@ -5,7 +5,7 @@ use crate::channel::{self, ChannelTiming};
 use crate::packet::{Message, Packet, Slab, NIL};
 use crate::params::NetworkParams;
 use crate::workload::{Api, Delivered, Workload};
-use fabricsim_core::{FastDiv, NodeId, SimError, Time};
+use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
 use fabricsim_stats::{LatencyHistogram, PortCounters};
@@ -245,6 +245,9 @@ pub struct Core {
     pub(crate) window_start: u64,
     pub(crate) window_end: u64,
     pub(crate) error: Option<SimError>,
+    /// Something the run's stopping rules depend on may have changed (a message completed, the
+    /// workload ran, the window closed): the run loop re-checks them only then.
+    pub(crate) check_stop: bool,
     pub(crate) out: Outcome,
     /// Port counters when the measurement window began and ended (empty until then).
     pub(crate) counters_at_start: Vec<PortCounters>,
@@ -304,21 +307,10 @@ impl Core {
         h
     }
 
-    /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a
-    /// send's read) and return when the transfer ends. Reads and writes are served like a fair
-    /// DRAM controller: each direction gets half the bandwidth while the other one is busy
-    /// (reserved past now), all of it otherwise.
+    /// Reserve memory time for `bytes` of uncached data at `node` (see [`reserve_memory`]).
     pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
-        let now = self.queue.now().ps();
         let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
-        let (me, other) = (2 * node as usize + write as usize, 2 * node as usize + !write as usize);
-        let full = bw.serialization(bytes as u64).ps();
-        let t = if self.mem_free[other] > now { 2 * full } else { full };
-        // A write cannot start before its data arrives. A send's read is prefetched: it may
-        // overlap the previous packet's transmission, but not the previous read.
-        let end = if write { now.max(self.mem_free[me]) + t } else { (self.mem_free[me] + t).max(now) };
-        self.mem_free[me] = end;
-        end
+        reserve_memory(&mut self.mem_free, bw, self.queue.now().ps(), node, bytes, write)
     }
 
     pub(crate) fn wake_at(&mut self, node: NodeId, at: Time) {
@@ -371,6 +363,7 @@ impl Core {
         let m = *self.messages.get(msg);
         let measured = m.measured;
         self.messages.remove(msg);
+        self.check_stop = true;
         self.out.messages_delivered += 1;
         if measured {
             self.measured_outstanding -= 1;
@@ -454,6 +447,22 @@ impl Core {
     }
 }
 
+/// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a
+/// send's read) and return when the transfer ends. `mem_free[2 * node]` is when the node's reads
+/// are done, `mem_free[2 * node + 1]` its writes. Reads and writes are served like a fair DRAM
+/// controller: each direction gets half the bandwidth while the other one is busy (reserved past
+/// now), all of it otherwise.
+pub(crate) fn reserve_memory(mem_free: &mut [u64], bw: Bandwidth, now: u64, node: NodeId, bytes: u32, write: bool) -> u64 {
+    let (me, other) = (2 * node as usize + write as usize, 2 * node as usize + !write as usize);
+    let full = bw.serialization(bytes as u64).ps();
+    let t = if mem_free[other] > now { 2 * full } else { full };
+    // A write cannot start before its data arrives. A send's read is prefetched: it may overlap
+    // the previous packet's transmission, but not the previous read.
+    let end = if write { now.max(mem_free[me]) + t } else { (mem_free[me] + t).max(now) };
+    mem_free[me] = end;
+    end
+}
+
 impl<W: Workload> Simulation<W> {
     /// Build a simulation. The graph must have `params.engines` attachments per node.
     pub fn new(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W) -> Result<Self, SimError> {
@@ -530,6 +539,7 @@ impl<W: Workload> Simulation<W> {
             window_start: 0,
             window_end: u64::MAX,
             error: None,
+            check_stop: true,
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
             out: Outcome {
@@ -611,7 +621,10 @@ impl<W: Workload> Simulation<W> {
                 }
                 self.core.on_out_free(port, q, bytes);
             }
-            Ev::Wake(node) => self.workload.wake(node, &mut Api { core: c }),
+            Ev::Wake(node) => {
+                self.workload.wake(node, &mut Api { core: c });
+                self.core.check_stop = true;
+            }
             Ev::MsgReady(m) => {
                 let src = c.messages.get(m).src;
                 c.enqueue_message(src, m);
@@ -662,6 +675,7 @@ impl<W: Workload> Simulation<W> {
                 }
                 c.snapshot_counters(now, false);
                 phase_end = c.next_phase(hard_end);
+                c.check_stop = true;
             }
             self.dispatch(now, ev);
             let c = &mut self.core;
@@ -678,12 +692,15 @@ impl<W: Workload> Simulation<W> {
                     progress(Time(now));
                 }
             }
-            // Past the window: stop as soon as every measured message has arrived.
-            if now >= c.window_end && c.measured_outstanding == 0 {
-                break;
-            }
-            if c.in_network == 0 && c.messages.live() == 0 && self.workload.finished() {
-                break;
+            if c.check_stop {
+                c.check_stop = false;
+                // Past the window: stop as soon as every measured message has arrived.
+                if now >= c.window_end && c.measured_outstanding == 0 {
+                    break;
+                }
+                if c.in_network == 0 && c.messages.live() == 0 && self.workload.finished() {
+                    break;
+                }
             }
         }
         if let Some(e) = self.core.error.take() {

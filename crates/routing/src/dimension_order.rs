@@ -27,6 +27,10 @@ pub struct DimensionOrder {
     port_axis: Vec<u16>,
     /// The axes in routing order, with what the per-hop route needs of each.
     steps: Vec<AxisStep>,
+    /// Each node's coordinates packed one byte per step, in routing order, when they fit (at
+    /// most 8 steps, every length at most 256): the first axis still to correct is then the
+    /// lowest differing byte of two words.
+    packed: Option<Vec<u64>>,
 }
 
 /// One axis as the per-hop route sees it (precomputed so a hop reads one small record).
@@ -96,8 +100,16 @@ impl DimensionOrder {
                     minus: torus.port_for(a, -1),
                 }
             })
-            .collect();
-        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps })
+            .collect::<Vec<AxisStep>>();
+        let packed = (steps.len() <= 8 && steps.iter().all(|s| s.len <= 256)).then(|| {
+            (0..torus.nodes())
+                .map(|n| {
+                    let row = torus.coord_row(n);
+                    steps.iter().enumerate().fold(0u64, |w, (i, s)| w | (row[s.axis as usize] as u64) << (8 * i))
+                })
+                .collect()
+        });
+        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps, packed })
     }
 
     /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
@@ -136,32 +148,48 @@ impl DimensionOrder {
 
     #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
-        let t = &self.torus;
-        let (here, there) = (t.coord_row(router), t.coord_row(dst));
-        // The first axis (in routing order) not yet corrected. A fixed-count loop and a bit
-        // scan instead of an early exit: which axis is next is random per packet, and a
-        // mispredicted branch per hop costs more than the few extra loads.
-        let mut pending = 0u32;
-        for (i, s) in self.steps.iter().enumerate() {
-            pending |= ((here[s.axis as usize] != there[s.axis as usize]) as u32) << i;
-        }
-        if pending != 0 {
-            let s = self.steps[pending.trailing_zeros() as usize];
-            let c = here[s.axis as usize] as i32;
-            let d = there[s.axis as usize] as i32 - c;
-            // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
-            // towards the destination on a mesh (see `Torus::offset`).
-            let fwd = if d < 0 { d + s.len } else { d };
-            let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
-            let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
-            let crosses = s.wrap & (c == if plus { s.len - 1 } else { 0 });
-            let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
-            self.push_port(if plus { s.plus } else { s.minus }, post, out);
-            return;
+        if let Some(packed) = &self.packed {
+            let (here, there) = (packed[router as usize], packed[dst as usize]);
+            let diff = here ^ there;
+            if diff != 0 {
+                let i = diff.trailing_zeros() / 8;
+                let (c, t) = ((here >> (8 * i)) as u8, (there >> (8 * i)) as u8);
+                self.step(&self.steps[i as usize], c as i32, t as i32, in_port, in_vc, out);
+                return;
+            }
+        } else {
+            let t = &self.torus;
+            let (here, there) = (t.coord_row(router), t.coord_row(dst));
+            // The first axis (in routing order) not yet corrected. A fixed-count loop and a bit
+            // scan instead of an early exit: which axis is next is random per packet, and a
+            // mispredicted branch per hop costs more than the few extra loads.
+            let mut pending = 0u32;
+            for (i, s) in self.steps.iter().enumerate() {
+                pending |= ((here[s.axis as usize] != there[s.axis as usize]) as u32) << i;
+            }
+            if pending != 0 {
+                let s = &self.steps[pending.trailing_zeros() as usize];
+                self.step(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, in_port, in_vc, out);
+                return;
+            }
         }
         // Arrived: any reception engine will do.
         for e in 0..self.engines {
-            out.push(t.net_ports() + e, 0);
+            out.push(self.torus.net_ports() + e, 0);
         }
+    }
+
+    /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ).
+    #[inline]
+    fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8, out: &mut Candidates) {
+        let d = t - c;
+        // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
+        // towards the destination on a mesh (see `Torus::offset`).
+        let fwd = if d < 0 { d + s.len } else { d };
+        let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
+        let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
+        let crosses = s.wrap & (c == if plus { s.len - 1 } else { 0 });
+        let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
+        self.push_port(if plus { s.plus } else { s.minus }, post, out);
     }
 }
