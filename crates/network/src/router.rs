@@ -86,12 +86,20 @@ impl Core {
     }
 
     /// Grant output `out` to one requesting input VC, if it is idle and someone fits.
+    #[inline]
     pub(crate) fn arbitrate(&mut self, out: u32) {
+        // Most calls find the output busy or unrequested: that check stays inline.
+        let o = &self.outs[out as usize];
+        if o.busy_until <= self.queue.now().ps() && o.req != 0 {
+            self.arbitrate_requests(out);
+        }
+    }
+
+    /// Arbitration proper, for an idle output with requests.
+    #[inline(never)]
+    fn arbitrate_requests(&mut self, out: u32) {
         let now = self.queue.now().ps();
         let o = &self.outs[out as usize];
-        if o.busy_until > now || o.req == 0 {
-            return;
-        }
         let (mask, qbase, terminal, rr) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr);
         let credits = o.credits;
         let vcq = &self.vcq[..];
