@@ -87,7 +87,10 @@ fn time_of(key: u64) -> u64 {
 /// calls made. Comparing one `u64` (time and rank) instead of a global sequence number keeps the
 /// per-pop scan over the lane fronts cheap.
 pub struct EventQueue<E> {
-    lanes: Vec<Ring<LaneEntry<E>>>,
+    /// Always `MAX_LANES` rings (a fixed array: indexing by a masked lane number needs no bound
+    /// check); those past `lane_count` stay empty.
+    lanes: [Ring<LaneEntry<E>>; MAX_LANES],
+    lane_count: usize,
     /// Ordering key of each lane's front, `u64::MAX` when empty: scanning this compact array is
     /// much cheaper than touching every lane's buffer on each pop.
     fronts: [u64; MAX_LANES],
@@ -118,7 +121,8 @@ impl<E: Copy> EventQueue<E> {
     pub fn with_lanes(lanes: usize) -> Self {
         assert!(lanes <= MAX_LANES, "at most {MAX_LANES} lanes");
         EventQueue {
-            lanes: (0..lanes).map(|_| Ring::new()).collect(),
+            lanes: std::array::from_fn(|_| Ring::new()),
+            lane_count: lanes,
             fronts: [EMPTY; MAX_LANES],
             backs: [0; MAX_LANES],
             heap_front: EMPTY,
@@ -164,6 +168,7 @@ impl<E: Copy> EventQueue<E> {
     #[inline(always)]
     pub fn schedule_on(&mut self, lane: usize, at: Time, event: E) {
         let time = self.at(at);
+        debug_assert!(lane < self.lane_count, "lane {lane} of a queue with {} lanes", self.lane_count);
         let k = key(time, lane + 1);
         if k >= self.backs[lane] {
             if self.backs[lane] == 0 {
@@ -192,10 +197,12 @@ impl<E: Copy> EventQueue<E> {
     fn next_source(&self) -> Option<usize> {
         let f = &self.fronts;
         let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
-        if m == EMPTY || self.heap_front <= m {
-            return None;
+        // `m < heap_front` also rules out "everything empty" (`heap_front` is at most EMPTY).
+        if m < self.heap_front {
+            Some(((m & ((1 << RANK_BITS) - 1)) as usize).wrapping_sub(1) & (MAX_LANES - 1))
+        } else {
+            None
         }
-        Some((m & ((1 << RANK_BITS) - 1)) as usize - 1)
     }
 
     /// Time of the next event, if any.

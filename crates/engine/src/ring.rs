@@ -2,6 +2,7 @@
 //! pop millions of times per second, and masking an index is cheaper than `VecDeque`'s general
 //! wrap-around arithmetic. Slots outside `head..head + len` hold stale copies, never read.
 
+
 pub(crate) struct Ring<T> {
     buf: Vec<T>,
     /// `buf.len() - 1` (the capacity is a power of two, or 0).
@@ -22,14 +23,20 @@ impl<T: Copy> Ring<T> {
         self.tail.wrapping_sub(self.head) as usize
     }
 
+    /// The slot at free-running position `pos` (the ring must be non-empty).
+    #[inline]
+    fn slot(&self, pos: u32) -> &T {
+        &self.buf[(pos & self.mask) as usize]
+    }
+
     #[inline]
     pub(crate) fn front(&self) -> Option<&T> {
-        (self.head != self.tail).then(|| &self.buf[(self.head & self.mask) as usize])
+        (self.head != self.tail).then(|| self.slot(self.head))
     }
 
     #[inline]
     pub(crate) fn back(&self) -> Option<&T> {
-        (self.head != self.tail).then(|| &self.buf[(self.tail.wrapping_sub(1) & self.mask) as usize])
+        (self.head != self.tail).then(|| self.slot(self.tail.wrapping_sub(1)))
     }
 
     #[inline]
@@ -46,7 +53,7 @@ impl<T: Copy> Ring<T> {
         if self.head == self.tail {
             return None;
         }
-        let v = self.buf[(self.head & self.mask) as usize];
+        let v = *self.slot(self.head);
         self.head = self.head.wrapping_add(1);
         Some(v)
     }
