@@ -180,7 +180,7 @@ impl DimensionOrder {
     }
 
     /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ).
-    #[inline]
+    #[inline(always)]
     fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8, out: &mut Candidates) {
         let d = t - c;
         // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
