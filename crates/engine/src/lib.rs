@@ -13,18 +13,22 @@ use std::collections::BinaryHeap;
 mod ring;
 use ring::Ring;
 
-/// An event in the heap, ordered by (`key`, `seq`): the sequence number keeps events of equal
-/// key in scheduling order.
+/// An event in the heap. `order` packs the ordering key (high 64 bits) and a sequence number
+/// (low 64 bits), so one `u128` compare orders by key and keeps equal keys in scheduling order.
 struct HeapEntry<E> {
-    key: u64,
-    seq: u64,
-    time: u64,
+    order: u128,
     event: E,
+}
+
+impl<E> HeapEntry<E> {
+    fn key(&self) -> u64 {
+        (self.order >> 64) as u64
+    }
 }
 
 impl<E> PartialEq for HeapEntry<E> {
     fn eq(&self, o: &Self) -> bool {
-        self.key == o.key && self.seq == o.seq
+        self.order == o.order
     }
 }
 impl<E> Eq for HeapEntry<E> {}
@@ -34,9 +38,9 @@ impl<E> PartialOrd for HeapEntry<E> {
     }
 }
 impl<E> Ord for HeapEntry<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the least (key, seq) first.
+    // Reversed: BinaryHeap is a max-heap and we want the least order first.
     fn cmp(&self, o: &Self) -> Ordering {
-        o.key.cmp(&self.key).then_with(|| o.seq.cmp(&self.seq))
+        o.order.cmp(&self.order)
     }
 }
 
@@ -160,7 +164,7 @@ impl<E: Copy> EventQueue<E> {
         self.seq += 1;
         let k = key(time, rank);
         self.heap_front = self.heap_front.min(k);
-        self.heap.push(HeapEntry { key: k, seq: self.seq, time, event });
+        self.heap.push(HeapEntry { order: (k as u128) << 64 | self.seq as u128, event });
     }
 
     /// Schedule `event` at `at` on `lane`; falls back to the heap if that would put the lane out
@@ -210,7 +214,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_time(&self) -> Option<Time> {
         match self.next_source() {
             Some(l) => self.lanes[l].front().map(|e| Time(time_of(e.key))),
-            None => self.heap.peek().map(|e| Time(e.time)),
+            None => self.heap.peek().map(|e| Time(time_of(e.key()))),
         }
     }
 
@@ -229,8 +233,8 @@ impl<E: Copy> EventQueue<E> {
             }
             None => {
                 let e = self.heap.pop()?;
-                self.heap_front = self.heap.peek().map_or(EMPTY, |f| f.key);
-                (e.time, e.event)
+                self.heap_front = self.heap.peek().map_or(EMPTY, |f| f.key());
+                (time_of(e.key()), e.event)
             }
         };
         self.now = Time(time);
