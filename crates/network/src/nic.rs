@@ -76,8 +76,15 @@ impl Core {
         let msg = *self.messages.get(m);
         let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
         let wire = self.p.format.wire(payload);
-        if self.outs[ps as usize].busy_until > now || self.outs[ps as usize].credits[vc as usize] < wire {
-            return; // EngineFree or a credit return will call again
+        let o = &mut self.outs[ps as usize];
+        if o.busy_until > now {
+            return; // EngineFree will call again
+        }
+        o.absorb(now);
+        if o.credits[vc as usize] < wire {
+            // A credit return will call again (an event, even if it was to travel silently).
+            self.wake_on_pending_credit(ps);
+            return;
         }
         // Shared node resources: the host link, and main memory for uncached data.
         let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
@@ -130,10 +137,8 @@ impl Core {
             next: NIL,
             q,
             out: NIL,
-            out_vc: 0,
             prio: msg.prio,
             ready: false,
-            hops: 0,
             hint: msg.hint,
             uncached: msg.uncached,
         });

@@ -23,10 +23,8 @@ pub struct Packet {
     pub q: u32,
     /// Chosen global output port while it requests one.
     pub out: u32,
-    pub out_vc: u8,
     pub prio: u8,
     pub ready: bool,
-    pub hops: u16,
     /// Local output port forced on the first hop ([`NO_HINT`]: none).
     pub hint: u8,
     /// Whether its data streams from/to main memory (message larger than the cache).

@@ -40,6 +40,7 @@ impl Core {
         let v = &mut self.vcq[q as usize];
         (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
         let o = &mut self.outs[out as usize];
+        o.absorb(now);
         if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
             // The only requester of an idle output with room: arbitration would grant it.
             self.grant(out, bit, q);
@@ -70,12 +71,13 @@ impl Core {
         if n == 1 {
             return hops[0];
         }
-        let outs = &self.outs[..];
+        let outs = &mut self.outs[..];
         let start = (seq % n as u64) as usize;
         let mut best = (0u8, 0u32, hops[start]);
         for k in 0..n {
             let h = hops[(start + k) % n];
-            let o = &outs[(base + h.port) as usize];
+            let o = &mut outs[(base + h.port) as usize];
+            o.absorb(now);
             let cred = o.credits[h.vc as usize];
             let score = ((cred >= size) as u8) * 2 + (o.busy_until <= now) as u8;
             if k == 0 || (score, cred) > (best.0, best.1) {
@@ -99,7 +101,8 @@ impl Core {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32) {
         let now = self.queue.now().ps();
-        let o = &self.outs[out as usize];
+        let o = &mut self.outs[out as usize];
+        o.absorb(now);
         let (mask, qbase, terminal, rr) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr);
         let credits = o.credits;
         let vcq = &self.vcq[..];
@@ -126,6 +129,7 @@ impl Core {
                 if o.stall_since == u64::MAX {
                     o.stall_since = now;
                 }
+                self.wake_on_pending_credit(out);
             }
         }
     }
@@ -212,14 +216,45 @@ impl Core {
         if delay == 0 {
             self.on_credit(up, vc as u8, bytes);
         } else {
-            let at = self.queue.now() + Time(delay);
-            self.queue.schedule_on(lane::CREDIT, at, Ev::Credit { port: up, vc: vc as u8, bytes });
+            self.return_credit(up, vc as u8, bytes, delay);
         }
         let head = self.vcq[q as usize].head;
         if head != NIL && self.packets.get(head).ready {
             self.request(head);
         }
         self.arbitrate(out);
+    }
+
+    /// Send `bytes` of credit on `vc` back to sender `port`, arriving `delay` from now: silently
+    /// in the port's in-flight slot when nobody there waits for credit and the slot is free,
+    /// as an event otherwise (see [`OutPort`](crate::sim::OutPort)).
+    fn return_credit(&mut self, port: u32, vc: u8, bytes: u32, delay: u64) {
+        let now = self.queue.now().ps();
+        let waiting = if self.is_pseudo(port) {
+            let e = self.graph.engines;
+            let node = self.engines_div.div(port - self.total_ports());
+            self.nic_head[(node * e) as usize..][..e as usize].iter().any(|&m| m != NIL)
+        } else {
+            self.outs[port as usize].req != 0
+        };
+        let o = &mut self.outs[port as usize];
+        o.absorb(now);
+        if !waiting && o.pend_at == u64::MAX {
+            (o.pend_at, o.pend_bytes, o.pend_vc) = (now + delay, bytes, vc);
+        } else {
+            self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port, vc, bytes });
+        }
+    }
+
+    /// Sender `port` is blocked on credits: a return still in flight in its slot becomes an
+    /// event at its arrival time, which wakes the port as a credit event would have.
+    pub(crate) fn wake_on_pending_credit(&mut self, port: u32) {
+        let o = &mut self.outs[port as usize];
+        if o.pend_at != u64::MAX {
+            let (at, vc, bytes) = (o.pend_at, o.pend_vc, o.pend_bytes);
+            o.pend_at = u64::MAX;
+            self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit { port, vc, bytes });
+        }
     }
 
     pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {

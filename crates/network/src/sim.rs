@@ -42,7 +42,16 @@ pub const MAX_VCS: usize = 8;
 
 /// One sender (a router port, or a NIC engine pseudo-port) in two adjacent 64-byte cache
 /// lines: the first holds everything arbitration reads, the second the port's bookkeeping (its
-/// counters, and the wiring a hop needs), so a hop touches one record instead of several arrays.
+/// counters, the wiring a hop needs, a credit return in flight), so a hop touches one record
+/// instead of several arrays.
+///
+/// **Credit returns in flight.** A return nobody waits for (no request at the port, or an empty
+/// NIC queue behind an engine) needs no event: it waits in the `pend_*` slot and is added to
+/// `credits` by [`absorb`](Self::absorb) the next time the port's credits are read at or after
+/// its arrival time. Whoever finds itself blocked on credits while a return is still in flight
+/// turns the slot into a real credit event at the arrival time, so blocked requesters wake
+/// exactly when they would have with an event per return. One slot per port; a second return
+/// while the slot is busy travels as an event.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
 pub(crate) struct OutPort {
@@ -67,9 +76,27 @@ pub(crate) struct OutPort {
     pub peer: u32,
     /// Who feeds this port's input side: the peer output, or the NIC pseudo-port (`NIL`: none).
     pub upstream: u32,
-    /// Owning router, and its first global port.
-    pub router: u32,
-    pub base: u32,
+    /// Arrival time of the credit return in flight (`u64::MAX`: none), its bytes and VC.
+    pub pend_at: u64,
+    pub pend_bytes: u32,
+    pub pend_vc: u8,
+}
+
+impl OutPort {
+    /// Add the credit return in flight if it has arrived by `now`.
+    #[inline]
+    pub(crate) fn absorb(&mut self, now: u64) {
+        if self.pend_at <= now {
+            self.credits[self.pend_vc as usize] += self.pend_bytes;
+            self.pend_at = u64::MAX;
+        }
+    }
+
+    /// Free credit on `vc` at `now`, counting a return in flight that has arrived (read-only).
+    pub(crate) fn credits_at(&self, vc: u8, now: u64) -> u32 {
+        let pending = if self.pend_at <= now && self.pend_vc == vc { self.pend_bytes } else { 0 };
+        self.credits[vc as usize].saturating_add(pending)
+    }
 }
 
 impl Default for OutPort {
@@ -85,8 +112,9 @@ impl Default for OutPort {
             stall_since: u64::MAX,
             peer: NIL,
             upstream: NIL,
-            router: NIL,
-            base: 0,
+            pend_at: u64::MAX,
+            pend_bytes: 0,
+            pend_vc: 0,
         }
     }
 }
@@ -278,7 +306,10 @@ impl Core {
                 let r = d.div(port);
                 (r, r * d.divisor())
             }
-            None => (self.outs[port as usize].router, self.outs[port as usize].base),
+            None => {
+                let r = self.graph.owner[port as usize];
+                (r, self.graph.port_offset[r as usize])
+            }
         }
     }
 
@@ -430,12 +461,14 @@ impl Core {
                 continue;
             }
             let port = q as u32 / self.vcs;
-            let router = self.outs[port as usize].router;
+            let router = self.graph.owner[port as usize];
             let pk = self.packets.get(h);
+            let now = self.queue.now().ps();
             let want = if pk.out == NIL {
                 String::new()
             } else {
-                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), pk.out_vc, self.outs[pk.out as usize].credits[pk.out_vc as usize])
+                let vc = self.vcq[q].out_vc;
+                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), vc, self.outs[pk.out as usize].credits_at(vc, now))
             };
             v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
             if v.len() == 8 {
@@ -491,9 +524,7 @@ impl<W: Workload> Simulation<W> {
         let mut outs = vec![OutPort::default(); tp + pseudo];
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
             o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
-            o.router = graph.owner[p];
-            o.base = graph.port_offset[o.router as usize];
-            o.qbase = o.base * vcs;
+            o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
             o.peer = graph.peer[p];
             match graph.kind[p] {
                 PortKind::Network => {
