@@ -34,7 +34,7 @@ impl<T: Copy> Ring<T> {
         (self.head != self.tail).then(|| self.slot(self.head))
     }
 
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn back(&self) -> Option<&T> {
         (self.head != self.tail).then(|| self.slot(self.tail.wrapping_sub(1)))
     }

@@ -237,9 +237,10 @@ impl Core {
         } else {
             self.outs[port as usize].req != 0
         };
+        let silent = self.silent_credits;
         let o = &mut self.outs[port as usize];
         o.absorb(now);
-        if !waiting && o.pend_at == u64::MAX {
+        if silent && !waiting && o.pend_at == u64::MAX {
             (o.pend_at, o.pend_bytes, o.pend_vc) = (now + delay, bytes, vc);
         } else {
             self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port, vc, bytes });

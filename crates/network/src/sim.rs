@@ -276,6 +276,8 @@ pub struct Core {
     /// Something the run's stopping rules depend on may have changed (a message completed, the
     /// workload ran, the window closed): the run loop re-checks them only then.
     pub(crate) check_stop: bool,
+    /// Whether credit returns nobody waits for may travel without an event (see [`OutPort`]).
+    pub(crate) silent_credits: bool,
     pub(crate) out: Outcome,
     /// Port counters when the measurement window began and ended (empty until then).
     pub(crate) counters_at_start: Vec<PortCounters>,
@@ -326,17 +328,6 @@ impl Core {
         }
     }
 
-    #[inline]
-    pub(crate) fn pop_q(&mut self, q: u32) -> u32 {
-        let h = self.vcq[q as usize].head;
-        let n = self.packets.get(h).next;
-        let v = &mut self.vcq[q as usize];
-        v.head = n;
-        if n == NIL {
-            v.tail = NIL;
-        }
-        h
-    }
 
     /// Reserve memory time for `bytes` of uncached data at `node` (see [`reserve_memory`]).
     pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
@@ -571,6 +562,7 @@ impl<W: Workload> Simulation<W> {
             window_end: u64::MAX,
             error: None,
             check_stop: true,
+            silent_credits: true,
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
             out: Outcome {
@@ -604,6 +596,14 @@ impl<W: Workload> Simulation<W> {
             p: params,
         };
         Ok(Simulation { core, workload })
+    }
+
+    /// Send every credit return as an event, as the model did before returns could travel
+    /// silently. Results must not change, only the event count: tests use this to check that.
+    #[doc(hidden)]
+    pub fn with_credit_events(mut self) -> Self {
+        self.core.silent_credits = false;
+        self
     }
 
     pub fn graph(&self) -> &PortGraph {

@@ -181,3 +181,40 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
         (b.packets_delivered, b.packet_hops, b.events, b.message_latency.mean())
     );
 }
+
+#[test]
+fn silent_credit_returns_change_only_the_event_count() {
+    // Credit-bound traffic (buffers of one packet per VC) in several shapes: one and two
+    // engines, two and four VCs (several candidate VCs per hop), near and far destinations.
+    // Returns that travel in a port's slot must wake blocked senders exactly when a credit
+    // event would have. The last case is light (one message in flight per node), where most
+    // returns find nobody waiting.
+    let (mut silent_events, mut all_events, mut stalled_cases) = (0, 0, 0);
+    for (engines, vcs, shift, depth) in [(1, 2, 3, 4), (2, 2, 4, 16), (1, 4, 5, 8), (2, 4, 1, 2), (1, 2, 2, 1)] {
+        let run = |events: bool| {
+            let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+            let g = t.build_graph(engines);
+            let r = Routing::DimensionOrder(DimensionOrder::new(t, None, engines, vcs).unwrap());
+            let mut p = params(vcs);
+            p.engines = engines;
+            let sim = Simulation::new(g, r, p, Flood { n: 8, shift, depth }).unwrap();
+            let mut sim = if events { sim.with_credit_events() } else { sim };
+            let o = sim.run(limits(), |_| {}).unwrap();
+            let stalls: u64 = sim.port_counters().iter().map(|c| c.stall_ps).sum();
+            (o, stalls)
+        };
+        let ((a, stall_a), (b, stall_b)) = (run(false), run(true));
+        let key = |o: &fabricsim_network::Outcome| {
+            (o.sim_time, o.packets_delivered, o.packet_hops, o.message_latency.mean(), o.message_latency.summary())
+        };
+        assert!(a.packets_delivered > 100, "{}", a.packets_delivered);
+        assert_eq!(key(&a), key(&b), "engines {engines} vcs {vcs} shift {shift}");
+        assert_eq!(stall_a, stall_b, "credit stall time, engines {engines} vcs {vcs} shift {shift}");
+        stalled_cases += (stall_a > 0) as u32;
+        assert!(a.events <= b.events, "{} silent vs {} with events", a.events, b.events);
+        silent_events += a.events;
+        all_events += b.events;
+    }
+    assert!(silent_events < all_events, "{silent_events} silent vs {all_events} with events");
+    assert!(stalled_cases >= 3, "most cases must be credit-bound ({stalled_cases})");
+}
