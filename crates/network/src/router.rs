@@ -57,8 +57,14 @@ impl Core {
     #[allow(clippy::too_many_arguments)]
     #[inline]
     fn choose(&mut self, router: u32, base: u32, in_port: u32, in_vc: u8, dst: u32, hint: u8, size: u32, seq: u64, now: u64) -> Hop {
+        let hinted = hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal;
+        if !hinted {
+            if let Some(h) = self.routing.route_single(router, in_port - base, in_vc, dst) {
+                return h;
+            }
+        }
         self.cands.clear();
-        if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
+        if hinted {
             self.routing.route_via(router, hint as u32, dst, &mut self.cands);
         }
         if self.cands.is_empty() {

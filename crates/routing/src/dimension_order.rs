@@ -11,7 +11,7 @@
 //! 3 or less never carry a packet more than one hop per axis, so they need no dateline; rings of
 //! 4 or more need at least 2 VCs, which [`DimensionOrder::new`] enforces.
 
-use crate::Candidates;
+use crate::{Candidates, Hop};
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Torus;
 
@@ -120,6 +120,13 @@ impl DimensionOrder {
         self
     }
 
+    /// Route from coordinate rows instead of packed words (for tests: both must agree).
+    #[doc(hidden)]
+    pub fn without_packed_coordinates(mut self) -> Self {
+        self.packed = None;
+        self
+    }
+
     pub fn torus(&self) -> &Torus {
         &self.torus
     }
@@ -133,29 +140,61 @@ impl DimensionOrder {
         self.push_port(port, self.torus.crosses_dateline(router, axis, delta), out);
     }
 
-    /// Offer `port` with the VCs of the dateline half a packet may use: the upper half once it
+    /// VCs (a range) of the dateline half a packet may use on a port: the upper half once it
     /// has crossed the dateline in the current axis (`post`), the lower half before; all VCs
     /// when no ring needs a dateline.
     #[inline]
-    fn push_port(&self, port: u32, post: bool, out: &mut Candidates) {
+    fn vc_range(&self, post: bool) -> std::ops::Range<u8> {
         let half = self.vcs / 2;
         match (self.dateline, post) {
-            (false, _) => out.push_vcs(port, 0..self.vcs),
-            (true, true) => out.push_vcs(port, half..self.vcs),
-            (true, false) => out.push_vcs(port, 0..half),
+            (false, _) => 0..self.vcs,
+            (true, true) => half..self.vcs,
+            (true, false) => 0..half,
         }
     }
 
     #[inline]
+    fn push_port(&self, port: u32, post: bool, out: &mut Candidates) {
+        out.push_vcs(port, self.vc_range(post));
+    }
+
+    #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
+        match self.next(router, in_port, in_vc, dst) {
+            Some((port, post)) => self.push_port(port, post, out),
+            // Arrived: any reception engine will do.
+            None => {
+                for e in 0..self.engines {
+                    out.push(self.torus.net_ports() + e, 0);
+                }
+            }
+        }
+    }
+
+    /// The hop, when the routing offers exactly one (one VC per dateline half, one reception
+    /// engine): the router then needs no candidate set.
+    #[inline]
+    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
+        match self.next(router, in_port, in_vc, dst) {
+            Some((port, post)) => {
+                let vcs = self.vc_range(post);
+                (vcs.len() == 1).then_some(Hop { port, vc: vcs.start })
+            }
+            None => (self.engines == 1).then_some(Hop { port: self.torus.net_ports(), vc: 0 }),
+        }
+    }
+
+    /// The output port towards `dst` and whether the packet is past the dateline on it, or
+    /// `None` once the packet has arrived.
+    #[inline(always)]
+    fn next(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<(u32, bool)> {
         if let Some(packed) = &self.packed {
             let (here, there) = (packed[router as usize], packed[dst as usize]);
             let diff = here ^ there;
             if diff != 0 {
                 let i = diff.trailing_zeros() / 8;
                 let (c, t) = ((here >> (8 * i)) as u8, (there >> (8 * i)) as u8);
-                self.step(&self.steps[i as usize], c as i32, t as i32, in_port, in_vc, out);
-                return;
+                return Some(self.step(&self.steps[i as usize], c as i32, t as i32, in_port, in_vc));
             }
         } else {
             let t = &self.torus;
@@ -169,19 +208,16 @@ impl DimensionOrder {
             }
             if pending != 0 {
                 let s = &self.steps[pending.trailing_zeros() as usize];
-                self.step(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, in_port, in_vc, out);
-                return;
+                return Some(self.step(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, in_port, in_vc));
             }
         }
-        // Arrived: any reception engine will do.
-        for e in 0..self.engines {
-            out.push(self.torus.net_ports() + e, 0);
-        }
+        None
     }
 
-    /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ).
+    /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ): the port,
+    /// and whether the packet is past the dateline on it.
     #[inline(always)]
-    fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8, out: &mut Candidates) {
+    fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8) -> (u32, bool) {
         let d = t - c;
         // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
         // towards the destination on a mesh (see `Torus::offset`).
@@ -190,6 +226,6 @@ impl DimensionOrder {
         let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
         let crosses = s.wrap & (c == if plus { s.len - 1 } else { 0 });
         let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
-        self.push_port(if plus { s.plus } else { s.minus }, post, out);
+        (if plus { s.plus } else { s.minus }, post)
     }
 }

@@ -118,6 +118,17 @@ impl Routing {
         }
     }
 
+    /// The next hop when the routing offers exactly one (its usual case for dimension order
+    /// with one VC per dateline half): the same hop [`route`](Self::route) would give as its only
+    /// candidate, without building a set. `None`: call `route`.
+    #[inline]
+    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
+        match self {
+            Routing::DimensionOrder(r) => r.route_single(router, in_port, in_vc, dst),
+            Routing::UpDown(_) => None,
+        }
+    }
+
     /// Candidates for a first hop forced onto local port `port` (a direction hint, as BG/Q
     /// hint bits): the VC follows the routing's rules for that port. Routings without
     /// directions ignore the hint.

@@ -1,7 +1,7 @@
 //! Properties of the routing functions: routes reach their destination in the topology's
 //! distance, and every routing + VC scheme has an acyclic channel-dependency graph.
 
-use fabricsim_routing::{cdg, path, DimensionOrder, Routing, RoutingSpec};
+use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, Routing, RoutingSpec};
 use fabricsim_topology::{FatTree, Topology, Torus};
 use proptest::prelude::*;
 
@@ -118,5 +118,44 @@ proptest! {
             prop_assert_eq!(path::link_hops(&g, &p, true), t.distance(s, d));
         }
         prop_assert_eq!(cdg::find_cycle(&g, &r, &pairs), None);
+    }
+}
+
+#[test]
+fn dor_fast_paths_agree_with_the_general_route() {
+    // Packed coordinates (at most 8 axes of length <= 256) and coordinate rows must give the
+    // same candidates, and the single-hop shortcut must give exactly the one candidate whenever
+    // there is one. The 300-ring and the 9-axis shape cannot be packed: they check that the
+    // fallback is taken.
+    let shapes: Vec<(Vec<u32>, Vec<bool>)> = vec![
+        (vec![4, 3, 2], vec![true, false, true]),
+        (vec![5, 6], vec![true, true]),
+        (vec![300], vec![true]),
+        (vec![2; 9], vec![true; 9]),
+    ];
+    for (shape, wrap) in shapes {
+        for (engines, vcs) in [(1, 2), (2, 2), (1, 4)] {
+            let t = Torus::new(shape.clone(), Some(wrap.clone()), None).unwrap();
+            let packed = DimensionOrder::new(t.clone(), None, engines, vcs).unwrap();
+            let rows = packed.clone().without_packed_coordinates();
+            let (packed, rows) = (Routing::DimensionOrder(packed), Routing::DimensionOrder(rows));
+            let (mut a, mut b) = (Candidates::default(), Candidates::default());
+            let ports = t.net_ports() + engines;
+            let step = (t.nodes() / 40).max(1) as usize; // sample routers on the long ring
+            for router in (0..t.nodes()).step_by(step) {
+                for dst in 0..t.nodes() {
+                    for in_port in 0..ports {
+                        for in_vc in 0..vcs {
+                            packed.route(router, in_port, in_vc, dst, &mut a);
+                            rows.route(router, in_port, in_vc, dst, &mut b);
+                            assert_eq!(a.as_slice(), b.as_slice(), "{shape:?} {router}->{dst} in {in_port}/{in_vc}");
+                            let single = packed.route_single(router, in_port, in_vc, dst);
+                            let only = (a.as_slice().len() == 1).then(|| a.as_slice()[0]);
+                            assert_eq!(single, only, "{shape:?} {router}->{dst} in {in_port}/{in_vc}");
+                        }
+                    }
+                }
+            }
+        }
     }
 }
