@@ -86,10 +86,10 @@ impl OutPort {
     /// Add the credit return in flight if it has arrived by `now`.
     #[inline]
     pub(crate) fn absorb(&mut self, now: u64) {
-        if self.pend_at <= now {
-            self.credits[self.pend_vc as usize] += self.pend_bytes;
-            self.pend_at = u64::MAX;
-        }
+        // Branch-free: whether the return has arrived is data-dependent and unpredictable.
+        let arrived = ((self.pend_at <= now) as u64).wrapping_neg(); // all ones if arrived
+        self.credits[self.pend_vc as usize & (MAX_VCS - 1)] += self.pend_bytes & arrived as u32;
+        self.pend_at |= arrived;
     }
 
     /// Free credit on `vc` at `now`, counting a return in flight that has arrived (read-only).

@@ -82,7 +82,9 @@ impl DimensionOrder {
                 ),
             ));
         }
-        let port_axis = (0..torus.net_ports()).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
+        // Every local port, reception/injection ports included (no axis), so the per-hop lookup
+        // never leaves the table.
+        let port_axis = (0..torus.net_ports() + engines).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
         // Axes of length 1 never need correcting; the rest are at most 31 (a shape with more
         // axes of length >= 2 would exceed the node limit), so a u32 holds one bit per axis.
         let steps = order
