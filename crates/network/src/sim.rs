@@ -273,8 +273,9 @@ pub struct Core {
     pub(crate) window_start: u64,
     pub(crate) window_end: u64,
     pub(crate) error: Option<SimError>,
-    /// Something the run's stopping rules depend on may have changed (a message completed, the
-    /// workload ran, the window closed): the run loop re-checks them only then.
+    /// Something the run's stopping rules depend on may have changed (the last measured or the
+    /// last live message completed, the workload ran with nothing in flight, the window
+    /// closed): the run loop re-checks them only then.
     pub(crate) check_stop: bool,
     /// Whether credit returns nobody waits for may travel without an event (see [`OutPort`]).
     pub(crate) silent_credits: bool,
@@ -385,11 +386,14 @@ impl Core {
         let m = *self.messages.get(msg);
         let measured = m.measured;
         self.messages.remove(msg);
-        self.check_stop = true;
         self.out.messages_delivered += 1;
         if measured {
             self.measured_outstanding -= 1;
             self.out.message_latency.record(Time(now - m.created));
+        }
+        // The stopping rules can only have become true if one of these counts reached zero.
+        if self.measured_outstanding == 0 || self.messages.live() == 0 {
+            self.check_stop = true;
         }
         Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
     }
@@ -654,7 +658,11 @@ impl<W: Workload> Simulation<W> {
             }
             Ev::Wake(node) => {
                 self.workload.wake(node, &mut Api { core: c });
-                self.core.check_stop = true;
+                // The workload may have finished; that matters only with nothing in flight.
+                let c = &mut self.core;
+                if c.in_network == 0 && c.messages.live() == 0 {
+                    c.check_stop = true;
+                }
             }
             Ev::MsgReady(m) => {
                 let src = c.messages.get(m).src;

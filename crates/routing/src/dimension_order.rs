@@ -226,7 +226,10 @@ impl DimensionOrder {
         let fwd = if d < 0 { d + s.len } else { d };
         let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
         let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
-        let crosses = s.wrap & (c == if plus { s.len - 1 } else { 0 });
+        // The ring's last coordinate going `+`, its first going `-` (branch-free: the direction
+        // is random per packet).
+        let edge = (s.len - 1) & (plus as i32).wrapping_neg();
+        let crosses = s.wrap & (c == edge);
         let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
         (if plus { s.plus } else { s.minus }, post)
     }
