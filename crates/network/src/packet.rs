@@ -4,7 +4,9 @@
 /// Sentinel for "no packet / no message".
 pub const NIL: u32 = u32::MAX;
 
+/// One 64-byte cache line (aligned, so a packet never straddles two).
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct Packet {
     /// Unique, increasing id (never reused), for duplicate-delivery detection.
     pub seq: u64,
@@ -34,7 +36,9 @@ pub struct Packet {
 /// No first-hop hint.
 pub const NO_HINT: u8 = u8::MAX;
 
+/// One 64-byte cache line (aligned, so a message never straddles two).
 #[derive(Debug, Clone, Copy)]
+#[repr(align(64))]
 pub struct Message {
     pub src: u32,
     pub dst: u32,
@@ -105,3 +109,5 @@ impl<T: Copy> Slab<T> {
         self.items.len()
     }
 }
+
+const _: () = assert!(std::mem::size_of::<Packet>() == 64 && std::mem::size_of::<Message>() == 64);
