@@ -34,7 +34,8 @@ impl PacketFormat {
     #[inline]
     pub fn wire(&self, payload: u32) -> u32 {
         let a = self.payload_align.max(1);
-        payload.div_ceil(a) * a + self.header + self.trailer + self.lanes * self.lane_framing + self.link_overhead
+        let padded = if a == 1 { payload } else { payload.div_ceil(a) * a };
+        padded + self.header + self.trailer + self.lanes * self.lane_framing + self.link_overhead
     }
 
     /// The largest packet on the wire.

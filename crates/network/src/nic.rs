@@ -42,7 +42,7 @@ impl Core {
     pub(crate) fn enqueue_message(&mut self, src: NodeId, m: u32) {
         let e_count = self.graph.engines;
         let e = self.nic_rr[src as usize];
-        self.nic_rr[src as usize] = (e + 1) % e_count;
+        self.nic_rr[src as usize] = if e + 1 == e_count { 0 } else { e + 1 };
         let qi = (src * e_count + e) as usize;
         let t = self.nic_tail[qi];
         if t == NIL {
