@@ -6,11 +6,13 @@
 //! * **Virtual cut-through.** A router may forward a packet as soon as its head has arrived and
 //!   passed the router pipeline (`router_delay`), provided the next input buffer has room for the
 //!   *whole* packet. Forwarding never completes before the tail has arrived.
-//! * **Credits in bytes.** Each output keeps, per VC, the free bytes of the downstream input
-//!   buffer. Sending consumes `size` credits; they return `link_latency` after the tail leaves
-//!   the downstream buffer.
+//! * **Credits in bytes.** Each output has, per VC, the free bytes of the downstream input
+//!   buffer as credit. Sending consumes `size` credits; they return `link_latency` after the
+//!   tail leaves the downstream buffer (stored at that buffer: see `records.rs`).
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
-//!   fits downstream, the highest priority class first, round-robin within a class.
+//!   fits downstream, the highest priority class first, round-robin within a class. It decides
+//!   when a request arrives, when it finishes a transmission, and when credit arrives that one
+//!   of its requesters waits for (credit nobody waits for is simply counted).
 //! * **NICs.** Each message is dealt (round-robin) to one of the node's `engines` injection
 //!   engines, whose own queue cuts it into packets as the engine is idle and has credit. A
 //!   packet reaches its first router `nic_latency` after its engine starts sending.
@@ -42,6 +44,7 @@ pub mod packet;
 pub mod params;
 mod channel;
 mod nic;
+mod records;
 mod router;
 pub mod sim;
 pub mod workload;

@@ -76,14 +76,13 @@ impl Core {
         let msg = *self.messages.get(m);
         let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
         let wire = self.p.format.wire(payload);
-        let o = &mut self.outs[ps as usize];
-        if o.busy_until > now {
+        if self.outs[ps as usize].busy_until > now {
             return; // EngineFree will call again
         }
-        o.absorb(now);
-        if o.credits[vc as usize] < wire {
-            // A credit return will call again (an event, even if it was to travel silently).
-            self.wake_on_pending_credit(ps);
+        if self.credit(ps, vc as u8) < wire {
+            // A credit return will call again.
+            let q = self.graph.attach[(node * e_count + e) as usize] * self.vcs + vc;
+            self.wait_for_credit(ps, q);
             return;
         }
         // Shared node resources: the host link, and main memory for uncached data.
@@ -143,7 +142,7 @@ impl Core {
             uncached: msg.uncached,
         });
         self.push_q(q, pkt);
-        self.outs[ps as usize].credits[vc as usize] -= wire;
+        self.vcq[q as usize].credits -= wire;
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;

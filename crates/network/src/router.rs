@@ -1,6 +1,6 @@
 //! Router behaviour: a ready head packet picks an output (routing + selection), outputs
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
-//! transmissions return credits upstream.
+//! transmissions return credits upstream (see [`crate::records`] for where credits live).
 //!
 //! These handlers run once or more per hop, so each binds the arrays it touches to local slices
 //! first: indexing a local slice keeps its address and length in registers, where going through
@@ -9,6 +9,7 @@
 
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
+use crate::records::{BUSY, WAITER};
 use crate::sim::{lane, reserve_memory, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_routing::Hop;
@@ -20,9 +21,23 @@ impl Core {
         p.ready = true;
         let q = p.q;
         let v = &self.vcq[q as usize];
-        if v.head == pkt && !v.busy {
+        if v.head == pkt && !v.busy() {
             self.request(pkt);
         }
+    }
+
+    /// Free credit of sender `out` on `vc` now (unlimited for an ejection port), absorbing a
+    /// return that has arrived.
+    #[inline]
+    pub(crate) fn credit(&mut self, out: u32, vc: u8) -> u32 {
+        let o = &self.outs[out as usize];
+        if o.class == channel::TERMINAL {
+            return u32::MAX;
+        }
+        let now = self.queue.now().ps();
+        let d = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize];
+        d.absorb(now);
+        d.credits
     }
 
     /// Route the head packet of its input VC, choose a candidate, and post a request.
@@ -39,14 +54,13 @@ impl Core {
         let bit = q - base * self.vcs;
         let v = &mut self.vcq[q as usize];
         (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
-        let o = &mut self.outs[out as usize];
-        o.absorb(now);
-        if o.req == 0 && o.busy_until <= now && (o.class == channel::TERMINAL || o.credits[h.vc as usize] >= size) {
+        let o = &self.outs[out as usize];
+        if o.req == 0 && o.busy_until <= now && self.credit(out, h.vc) >= size {
             // The only requester of an idle output with room: arbitration would grant it.
             self.grant(out, bit, q);
             return;
         }
-        o.req |= 1u128 << bit;
+        self.outs[out as usize].req |= 1u128 << bit;
         self.arbitrate(out);
     }
 
@@ -71,21 +85,20 @@ impl Core {
             // No hint, or a hint that is not a network port: route normally.
             self.routing.route(router, in_port - base, in_vc, dst, &mut self.cands);
         }
-        let hops = self.cands.as_slice();
+        let cands = self.cands;
+        let hops = cands.as_slice();
         debug_assert!(!hops.is_empty(), "routing returned no candidate");
         let n = hops.len();
         if n == 1 {
             return hops[0];
         }
-        let outs = &mut self.outs[..];
         let start = (seq % n as u64) as usize;
         let mut best = (0u8, 0u32, hops[start]);
         for k in 0..n {
             let h = hops[(start + k) % n];
-            let o = &mut outs[(base + h.port) as usize];
-            o.absorb(now);
-            let cred = o.credits[h.vc as usize];
-            let score = ((cred >= size) as u8) * 2 + (o.busy_until <= now) as u8;
+            let out = base + h.port;
+            let cred = self.credit(out, h.vc);
+            let score = ((cred >= size) as u8) * 2 + (self.outs[out as usize].busy_until <= now) as u8;
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h);
             }
@@ -107,11 +120,8 @@ impl Core {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32) {
         let now = self.queue.now().ps();
-        let o = &mut self.outs[out as usize];
-        o.absorb(now);
-        let (mask, qbase, terminal, rr) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr);
-        let credits = o.credits;
-        let vcq = &self.vcq[..];
+        let o = &self.outs[out as usize];
+        let (mask, qbase, terminal, rr, ds_base) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         let start = (rr as u32 + 1) % 128;
@@ -120,9 +130,13 @@ impl Core {
             let k = m.trailing_zeros();
             m &= m - 1;
             let bit = (k + start) % 128;
-            let p = &vcq[(qbase + bit) as usize];
-            if !terminal && credits[p.out_vc as usize] < p.bytes {
-                continue;
+            let p = self.vcq[(qbase + bit) as usize];
+            if !terminal {
+                let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
+                d.absorb(now);
+                if d.credits < p.bytes {
+                    continue;
+                }
             }
             if best.is_none_or(|(bp, _)| p.prio > bp) {
                 best = Some((p.prio, bit));
@@ -131,18 +145,26 @@ impl Core {
         match best {
             Some((_, bit)) => self.grant(out, bit, qbase + bit),
             None => {
+                // Every requester lacks credit (an ejection port never does).
                 let o = &mut self.outs[out as usize];
-                if o.stall_since == u64::MAX {
-                    o.stall_since = now;
+                if !o.stalled {
+                    o.stalled = true;
+                    self.stall[out as usize].since = now;
                 }
-                self.wake_on_pending_credit(out);
+                let mut m = mask;
+                while m != 0 {
+                    let bit = m.trailing_zeros();
+                    m &= m - 1;
+                    let vc = self.vcq[(qbase + bit) as usize].out_vc;
+                    self.wait_for_credit(out, ds_base + vc as u32);
+                }
             }
         }
     }
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
-        let Core { outs, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, .. } = self;
+        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, .. } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
         let now = queue.now().ps();
         // Take the packet off its input VC, which stays busy until the tail has left.
@@ -153,7 +175,7 @@ impl Core {
         if p.next == NIL {
             v.tail = NIL;
         }
-        v.busy = true;
+        v.flags |= BUSY;
         let out_vc = v.out_vc;
         let o = &mut outs[out as usize];
         o.req &= !(1u128 << bit);
@@ -167,13 +189,13 @@ impl Core {
             let bw = params.memory_bandwidth.expect("uncached implies a memory limit");
             finish = finish.max(reserve_memory(mem_free, bw, now, p.dst, p.payload, true));
         }
-        let c = &mut o.counters;
-        c.bytes += size as u64;
-        c.packets += 1;
-        c.busy_ps += finish - now;
-        if o.stall_since != u64::MAX {
-            c.stall_ps += now - o.stall_since;
-            o.stall_since = u64::MAX;
+        o.bytes += size as u64;
+        o.packets += 1;
+        o.busy_ps += finish - now;
+        if o.stalled {
+            o.stalled = false;
+            let s = &mut stall[out as usize];
+            s.total_ps += now - s.since;
         }
         o.busy_until = finish;
         outcome.packet_hops += 1;
@@ -190,7 +212,6 @@ impl Core {
             *last_progress = (*last_progress).max(finish + lat);
             queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
-            o.credits[out_vc as usize] -= size;
             let ds_q = o.peer * *vcs + out_vc as u32;
             p.next = NIL;
             p.q = ds_q;
@@ -198,12 +219,14 @@ impl Core {
             p.out = NIL;
             p.tail = finish + lat;
             let d = &mut vcq[ds_q as usize];
+            d.credits -= size;
             if d.tail == NIL {
                 d.head = pkt;
             } else {
-                packets[d.tail as usize].next = pkt;
+                let t = d.tail;
+                packets[t as usize].next = pkt;
             }
-            d.tail = pkt;
+            vcq[ds_q as usize].tail = pkt;
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
@@ -212,17 +235,27 @@ impl Core {
     }
 
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
+        let now = self.queue.now().ps();
+        let silent = self.silent_credits;
         let v = &mut self.vcq[q as usize];
-        v.busy = false;
-        let up_class = v.up_class;
-        // The packet's tail has left input VC `q`: return its space upstream.
-        let (in_port, vc) = self.vcs_div.div_rem(q);
-        let up = self.outs[in_port as usize].upstream;
-        let delay = self.timing.credit_latency(up_class);
-        if delay == 0 {
-            self.on_credit(up, vc as u8, bytes);
+        v.flags &= !BUSY;
+        // The packet's tail has left input VC `q`: return its space to the sender.
+        let delay = self.timing.credit_latency(v.up_class);
+        if delay == 0 || !silent || v.flags & WAITER != 0 {
+            let up = self.upstream[(q / self.vcs) as usize];
+            if delay == 0 {
+                self.on_credit(up, q, bytes);
+            } else {
+                self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port: up, q, bytes });
+            }
         } else {
-            self.return_credit(up, vc as u8, bytes, delay);
+            v.absorb(now);
+            if v.pend_at == u64::MAX {
+                (v.pend_at, v.pend_bytes) = (now + delay, bytes);
+            } else {
+                let up = self.upstream[(q / self.vcs) as usize];
+                self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port: up, q, bytes });
+            }
         }
         let head = self.vcq[q as usize].head;
         if head != NIL && self.packets.get(head).ready {
@@ -231,47 +264,32 @@ impl Core {
         self.arbitrate(out);
     }
 
-    /// Send `bytes` of credit on `vc` back to sender `port`, arriving `delay` from now: silently
-    /// in the port's in-flight slot when nobody there waits for credit and the slot is free,
-    /// as an event otherwise (see [`OutPort`](crate::sim::OutPort)).
-    fn return_credit(&mut self, port: u32, vc: u8, bytes: u32, delay: u64) {
-        let now = self.queue.now().ps();
-        let waiting = if self.is_pseudo(port) {
-            let e = self.graph.engines;
-            let node = self.engines_div.div(port - self.total_ports());
-            self.nic_head[(node * e) as usize..][..e as usize].iter().any(|&m| m != NIL)
-        } else {
-            self.outs[port as usize].req != 0
-        };
-        let silent = self.silent_credits;
-        let o = &mut self.outs[port as usize];
-        o.absorb(now);
-        if silent && !waiting && o.pend_at == u64::MAX {
-            (o.pend_at, o.pend_bytes, o.pend_vc) = (now + delay, bytes, vc);
-        } else {
-            self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port, vc, bytes });
+    /// Sender `port` lacks credit on input VC `q`: later returns to `q` travel as events, and
+    /// one in flight in its slot becomes an event at its arrival time.
+    pub(crate) fn wait_for_credit(&mut self, port: u32, q: u32) {
+        let d = &mut self.vcq[q as usize];
+        d.flags |= WAITER;
+        if d.pend_at != u64::MAX {
+            let (at, bytes) = (d.pend_at, d.pend_bytes);
+            d.pend_at = u64::MAX;
+            self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit { port, q, bytes });
         }
     }
 
-    /// Sender `port` is blocked on credits: a return still in flight in its slot becomes an
-    /// event at its arrival time, which wakes the port as a credit event would have.
-    pub(crate) fn wake_on_pending_credit(&mut self, port: u32) {
-        let o = &mut self.outs[port as usize];
-        if o.pend_at != u64::MAX {
-            let (at, vc, bytes) = (o.pend_at, o.pend_vc, o.pend_bytes);
-            o.pend_at = u64::MAX;
-            self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit { port, vc, bytes });
+    /// Credits for input VC `q` reach its sender `port`, which tries again if it waits for them.
+    /// (A sender that does not wait for credit on `q` decides at its next request or release;
+    /// arbitrating here too could only reorder decisions taken at the same instant.)
+    pub(crate) fn on_credit(&mut self, port: u32, q: u32, bytes: u32) {
+        let d = &mut self.vcq[q as usize];
+        d.credits += bytes;
+        if d.flags & WAITER == 0 {
+            return;
         }
-    }
-
-    pub(crate) fn on_credit(&mut self, port: u32, vc: u8, bytes: u32) {
-        let o = &mut self.outs[port as usize];
-        o.credits[vc as usize] += bytes;
-        let waiting = o.req != 0;
+        d.flags &= !WAITER;
         if self.is_pseudo(port) {
             let node = self.engines_div.div(port - self.total_ports());
             self.try_inject(node);
-        } else if waiting {
+        } else {
             self.arbitrate(port);
         }
     }

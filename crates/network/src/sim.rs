@@ -3,6 +3,7 @@
 
 use crate::channel::{self, ChannelTiming};
 use crate::packet::{Message, Packet, Slab, NIL};
+use crate::records::{self, InputVc, OutPort, Stall};
 use crate::params::NetworkParams;
 use crate::workload::{Api, Delivered, Workload};
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
@@ -18,8 +19,8 @@ pub(crate) enum Ev {
     Ready(u32),
     /// Output `port` finished sending a packet of `bytes` that came from input VC `q`.
     OutFree { port: u32, q: u32, bytes: u32 },
-    /// Credits return to output (or NIC engine) `port`.
-    Credit { port: u32, vc: u8, bytes: u32 },
+    /// Credits for input VC `q` return to its sender `port` (an output or a NIC engine).
+    Credit { port: u32, q: u32, bytes: u32 },
     /// A NIC engine finished pushing a packet into its router.
     EngineFree(u32),
     /// A packet's tail reached its destination NIC.
@@ -37,112 +38,8 @@ pub(crate) enum Ev {
     NicWake(u32),
 }
 
-/// Most VCs per port (credits are stored inline).
+/// Most VCs per port.
 pub const MAX_VCS: usize = 8;
-
-/// One sender (a router port, or a NIC engine pseudo-port) in two adjacent 64-byte cache
-/// lines: the first holds everything arbitration reads, the second the port's bookkeeping (its
-/// counters, the wiring a hop needs, a credit return in flight), so a hop touches one record
-/// instead of several arrays.
-///
-/// **Credit returns in flight.** A return nobody waits for (no request at the port, or an empty
-/// NIC queue behind an engine) needs no event: it waits in the `pend_*` slot and is added to
-/// `credits` by [`absorb`](Self::absorb) the next time the port's credits are read at or after
-/// its arrival time. Whoever finds itself blocked on credits while a return is still in flight
-/// turns the slot into a real credit event at the arrival time, so blocked requesters wake
-/// exactly when they would have with an event per return. One slot per port; a second return
-/// while the slot is busy travels as an event.
-#[derive(Debug, Clone, Copy)]
-#[repr(C, align(64))]
-pub(crate) struct OutPort {
-    /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this output.
-    pub req: u128,
-    /// When the current transmission ends.
-    pub busy_until: u64,
-    /// Free bytes in the downstream input buffer, per VC.
-    pub credits: [u32; MAX_VCS],
-    /// Last granted request bit (round-robin pointer).
-    pub rr: u8,
-    /// Channel class ([`crate::channel`]): its timing, and whether it ejects into a NIC
-    /// (unlimited credit).
-    pub class: u8,
-    /// First input-VC index of the owning router (`port_offset[router] * vcs`).
-    pub qbase: u32,
-    // -- second cache line --
-    pub counters: PortCounters,
-    /// Since when the port has been stalled for credits (`u64::MAX`: not stalled).
-    pub stall_since: u64,
-    /// Input port at the other end of this output's link (network ports).
-    pub peer: u32,
-    /// Who feeds this port's input side: the peer output, or the NIC pseudo-port (`NIL`: none).
-    pub upstream: u32,
-    /// Arrival time of the credit return in flight (`u64::MAX`: none), its bytes and VC.
-    pub pend_at: u64,
-    pub pend_bytes: u32,
-    pub pend_vc: u8,
-}
-
-impl OutPort {
-    /// Add the credit return in flight if it has arrived by `now`.
-    #[inline]
-    pub(crate) fn absorb(&mut self, now: u64) {
-        // Branch-free: whether the return has arrived is data-dependent and unpredictable.
-        let arrived = ((self.pend_at <= now) as u64).wrapping_neg(); // all ones if arrived
-        self.credits[self.pend_vc as usize & (MAX_VCS - 1)] += self.pend_bytes & arrived as u32;
-        self.pend_at |= arrived;
-    }
-
-    /// Free credit on `vc` at `now`, counting a return in flight that has arrived (read-only).
-    pub(crate) fn credits_at(&self, vc: u8, now: u64) -> u32 {
-        let pending = if self.pend_at <= now && self.pend_vc == vc { self.pend_bytes } else { 0 };
-        self.credits[vc as usize].saturating_add(pending)
-    }
-}
-
-impl Default for OutPort {
-    fn default() -> Self {
-        OutPort {
-            req: 0,
-            busy_until: 0,
-            credits: [0; MAX_VCS],
-            rr: 0,
-            class: channel::ENGINE,
-            qbase: 0,
-            counters: PortCounters::default(),
-            stall_since: u64::MAX,
-            peer: NIL,
-            upstream: NIL,
-            pend_at: u64::MAX,
-            pend_bytes: 0,
-            pend_vc: 0,
-        }
-    }
-}
-
-/// One input VC buffer: its packet queue (an intrusive list through the packet slab), whether
-/// its head is being sent, and what the head asked for (so arbitration needs no packet lookup).
-/// 16 bytes, all read together.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct InputVc {
-    pub head: u32,
-    pub tail: u32,
-    /// Wire size of the head's request.
-    pub bytes: u32,
-    /// VC the head asked for on its output.
-    pub out_vc: u8,
-    pub prio: u8,
-    /// Whether the head packet is being sent (the VC's next packet must wait).
-    pub busy: bool,
-    /// Channel class of the sender feeding this VC (its credits travel back with that
-    /// class's credit latency).
-    pub up_class: u8,
-}
-
-impl Default for InputVc {
-    fn default() -> Self {
-        InputVc { head: NIL, tail: NIL, bytes: 0, out_vc: 0, prio: 0, busy: false, up_class: channel::NONE }
-    }
-}
 
 /// Event-queue lanes: each holds events scheduled a (nearly) fixed delay after now, so they
 /// arrive in time order and cost O(1); anything else falls back to the queue's heap.
@@ -249,6 +146,11 @@ pub struct Core {
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
     pub(crate) outs: Vec<OutPort>,
+    /// Credit-stall bookkeeping of every sender, indexed like `outs`.
+    pub(crate) stall: Vec<Stall>,
+    /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
+    /// (`NIL`: none). Read only to wake a sender waiting for credit.
+    pub(crate) upstream: Vec<u32>,
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
     pub(crate) packets: Slab<Packet>,
@@ -277,7 +179,8 @@ pub struct Core {
     /// last live message completed, the workload ran with nothing in flight, the window
     /// closed): the run loop re-checks them only then.
     pub(crate) check_stop: bool,
-    /// Whether credit returns nobody waits for may travel without an event (see [`OutPort`]).
+    /// Whether credit returns nobody waits for may travel without an event (see
+    /// [`crate::records`]).
     pub(crate) silent_credits: bool,
     pub(crate) out: Outcome,
     /// Port counters when the measurement window began and ended (empty until then).
@@ -407,7 +310,8 @@ impl Core {
     }
 
     fn counters_now(&self) -> Vec<PortCounters> {
-        self.outs[..self.total_ports() as usize].iter().map(|o| o.counters).collect()
+        let tp = self.total_ports() as usize;
+        self.outs[..tp].iter().zip(&self.stall).map(|(o, s)| records::counters(o, s)).collect()
     }
 
     /// Take the window-start and window-end snapshots of the port counters that are due at
@@ -426,10 +330,10 @@ impl Core {
 
     /// Count open credit stalls up to `at` and restart them there.
     fn split_stalls(&mut self, at: u64) {
-        for o in &mut self.outs {
-            if o.stall_since < at {
-                o.counters.stall_ps += at - o.stall_since;
-                o.stall_since = at;
+        for (o, s) in self.outs.iter().zip(&mut self.stall) {
+            if o.stalled && s.since < at {
+                s.total_ps += at - s.since;
+                s.since = at;
             }
         }
     }
@@ -463,7 +367,13 @@ impl Core {
                 String::new()
             } else {
                 let vc = self.vcq[q].out_vc;
-                format!(" -> out port {} vc {} (credits {})", self.graph.local(pk.out), vc, self.outs[pk.out as usize].credits_at(vc, now))
+                let o = &self.outs[pk.out as usize];
+                let credits = if o.class == channel::TERMINAL {
+                    "unlimited".to_string()
+                } else {
+                    self.vcq[(o.peer * self.vcs + vc as u32) as usize].credits_at(now).to_string()
+                };
+                format!(" -> out port {} vc {} (credits {credits})", self.graph.local(pk.out), vc)
             };
             v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
             if v.len() == 8 {
@@ -517,36 +427,34 @@ impl<W: Workload> Simulation<W> {
         let tp = graph.total_ports() as usize;
         let pseudo = (graph.nodes * graph.engines) as usize;
         let mut outs = vec![OutPort::default(); tp + pseudo];
+        let mut upstream = vec![NIL; tp];
+        let mut vcq = vec![InputVc::default(); tp * vcs as usize];
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
             o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
             o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
             o.peer = graph.peer[p];
-            match graph.kind[p] {
-                PortKind::Network => {
-                    o.upstream = graph.peer[p];
-                    o.credits[..vcs as usize].fill(params.buffer_bytes);
-                }
-                PortKind::Terminal => o.credits[..vcs as usize].fill(u32::MAX),
-                PortKind::Unconnected => {}
+            if graph.kind[p] == PortKind::Network {
+                upstream[p] = graph.peer[p];
             }
         }
         for (i, &gp) in graph.attach.iter().enumerate() {
-            let ps = tp + i;
-            outs[gp as usize].upstream = ps as u32;
-            for vc in 0..vcs as usize {
-                outs[ps].credits[vc] = params.buffer_bytes;
-            }
+            upstream[gp as usize] = (tp + i) as u32;
+            outs[tp + i].peer = gp;
         }
-        let mut vcq = vec![InputVc::default(); tp * vcs as usize];
+        // Every fed input VC starts with its whole buffer free.
         for (q, v) in vcq.iter_mut().enumerate() {
-            let up = outs[q / vcs as usize].upstream;
+            let up = upstream[q / vcs as usize];
             if up != NIL {
                 v.up_class = outs[up as usize].class;
+                v.credits = params.buffer_bytes;
             }
         }
+        let stall = vec![Stall::default(); outs.len()];
         let nodes = graph.nodes as usize;
         let core = Core {
             outs,
+            stall,
+            upstream,
             vcq,
             packets: Slab::default(),
             messages: Slab::default(),
@@ -639,7 +547,7 @@ impl<W: Workload> Simulation<W> {
         match ev {
             Ev::Ready(pkt) => c.on_ready(pkt),
             Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
-            Ev::Credit { port, vc, bytes } => c.on_credit(port, vc, bytes),
+            Ev::Credit { port, q, bytes } => c.on_credit(port, q, bytes),
             Ev::EngineFree(ps) => {
                 let node = c.engines_div.div(ps - c.total_ports());
                 c.try_inject(node);
