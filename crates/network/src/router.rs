@@ -10,7 +10,7 @@
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
 use crate::records::{BUSY, WAITER};
-use crate::sim::{lane, reserve_memory, Core, Ev};
+use crate::sim::{lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
 use fabricsim_routing::Hop;
 use fabricsim_topology::PortKind;
@@ -206,7 +206,7 @@ impl Core {
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
                 *last_progress = (*last_progress).max(finish);
-                queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone { port: out, q, pkt });
+                queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::EjectDone(pkt));
                 return;
             }
             *last_progress = (*last_progress).max(finish + lat);
@@ -231,7 +231,7 @@ impl Core {
             *last_progress = (*last_progress).max(finish).max(ready);
             queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
         }
-        queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { port: out, q, bytes: size });
+        queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }
 
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
@@ -246,7 +246,7 @@ impl Core {
             if delay == 0 {
                 self.on_credit(up, q, bytes);
             } else {
-                self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port: up, q, bytes });
+                self.credit_event(now + delay, up, q, bytes);
             }
         } else {
             v.absorb(now);
@@ -254,7 +254,7 @@ impl Core {
                 (v.pend_at, v.pend_bytes) = (now + delay, bytes);
             } else {
                 let up = self.upstream[(q / self.vcs) as usize];
-                self.queue.schedule_on(lane::CREDIT, Time(now + delay), Ev::Credit { port: up, q, bytes });
+                self.credit_event(now + delay, up, q, bytes);
             }
         }
         let head = self.vcq[q as usize].head;
@@ -272,8 +272,14 @@ impl Core {
         if d.pend_at != u64::MAX {
             let (at, bytes) = (d.pend_at, d.pend_bytes);
             d.pend_at = u64::MAX;
-            self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit { port, q, bytes });
+            self.credit_event(at, port, q, bytes);
         }
+    }
+
+    /// Send `bytes` of credit for input VC `q` to its sender `port` as an event arriving `at`.
+    fn credit_event(&mut self, at: u64, port: u32, q: u32, bytes: u32) {
+        let i = self.credit_returns.insert(CreditReturn { port, q, bytes });
+        self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }
 
     /// Credits for input VC `q` reach its sender `port`, which tries again if it waits for them.

@@ -12,22 +12,23 @@ use fabricsim_routing::{Candidates, Routing};
 use fabricsim_stats::{LatencyHistogram, PortCounters};
 use fabricsim_topology::{PortGraph, PortKind};
 
-/// Events. Plain data, 16 bytes.
+/// Events. Plain data, 8 bytes (a lane entry with its ordering key is 16: four per cache line).
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Ev {
     /// A packet's head has passed the router pipeline and may request an output.
     Ready(u32),
-    /// Output `port` finished sending a packet of `bytes` that came from input VC `q`.
-    OutFree { port: u32, q: u32, bytes: u32 },
-    /// Credits for input VC `q` return to its sender `port` (an output or a NIC engine).
-    Credit { port: u32, q: u32, bytes: u32 },
+    /// Output `out` finished sending the head packet of the input VC with request bit `bit` (its
+    /// index within the router); the packet's size is still in that VC's record.
+    OutFree { out: u32, bit: u8 },
+    /// A credit return that travels as an event: an entry of `Core::credit_returns`.
+    Credit(u32),
     /// A NIC engine finished pushing a packet into its router.
     EngineFree(u32),
     /// A packet's tail reached its destination NIC.
     Deliver(u32),
-    /// Ejection port `port` finished sending packet `pkt` (from input VC `q`) straight into an
-    /// on-chip NIC: delivery and output release in one event.
-    EjectDone { port: u32, q: u32, pkt: u32 },
+    /// An ejection port finished sending packet `pkt` straight into an on-chip NIC: delivery
+    /// and output release in one event (the packet still names its input VC and output).
+    EjectDone(u32),
     /// A workload timer.
     Wake(u32),
     /// A message finished its sender-side processing and joins the NIC queue.
@@ -36,6 +37,17 @@ pub(crate) enum Ev {
     MsgDone(u32),
     /// A node's host link or memory port became free.
     NicWake(u32),
+}
+
+const _: () = assert!(std::mem::size_of::<Ev>() == 8);
+
+/// A credit return in flight as an event (see [`crate::records`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CreditReturn {
+    /// The sender the credit returns to, the input VC it frees space in, and how much.
+    pub port: u32,
+    pub q: u32,
+    pub bytes: u32,
 }
 
 /// Most VCs per port.
@@ -154,6 +166,8 @@ pub struct Core {
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
     pub(crate) packets: Slab<Packet>,
+    /// Credit returns travelling as events.
+    pub(crate) credit_returns: Slab<CreditReturn>,
     pub(crate) messages: Slab<Message>,
     pub(crate) nic_head: Vec<u32>,
     pub(crate) nic_tail: Vec<u32>,
@@ -457,6 +471,7 @@ impl<W: Workload> Simulation<W> {
             upstream,
             vcq,
             packets: Slab::default(),
+            credit_returns: Slab::default(),
             messages: Slab::default(),
             nic_head: vec![NIL; nodes * graph.engines as usize],
             nic_tail: vec![NIL; nodes * graph.engines as usize],
@@ -546,8 +561,16 @@ impl<W: Workload> Simulation<W> {
         let c = &mut self.core;
         match ev {
             Ev::Ready(pkt) => c.on_ready(pkt),
-            Ev::OutFree { port, q, bytes } => c.on_out_free(port, q, bytes),
-            Ev::Credit { port, q, bytes } => c.on_credit(port, q, bytes),
+            Ev::OutFree { out, bit } => {
+                let q = c.outs[out as usize].qbase + bit as u32;
+                let bytes = c.vcq[q as usize].bytes;
+                c.on_out_free(out, q, bytes);
+            }
+            Ev::Credit(i) => {
+                let r = *c.credit_returns.get(i);
+                c.credit_returns.remove(i);
+                c.on_credit(r.port, r.q, r.bytes);
+            }
             Ev::EngineFree(ps) => {
                 let node = c.engines_div.div(ps - c.total_ports());
                 c.try_inject(node);
@@ -557,8 +580,9 @@ impl<W: Workload> Simulation<W> {
                     self.workload.delivered(&d, &mut Api { core: c });
                 }
             }
-            Ev::EjectDone { port, q, pkt } => {
-                let bytes = c.packets.get(pkt).wire_bytes;
+            Ev::EjectDone(pkt) => {
+                let p = c.packets.get(pkt);
+                let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
                 if let Some(d) = c.deliver(pkt) {
                     self.workload.delivered(&d, &mut Api { core: &mut self.core });
                 }
