@@ -186,7 +186,7 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
 fn silent_credit_returns_change_only_the_event_count() {
     // Credit-bound traffic (buffers of one packet per VC) in several shapes: one and two
     // engines, two and four VCs (several candidate VCs per hop), near and far destinations.
-    // Returns that travel in a port's slot must wake blocked senders exactly when a credit
+    // Returns that wait in a buffer's slot must wake blocked senders exactly when a credit
     // event would have. The last case is light (one message in flight per node), where most
     // returns find nobody waiting.
     let (mut silent_events, mut all_events, mut stalled_cases) = (0, 0, 0);
