@@ -106,6 +106,8 @@ pub struct EventQueue<E> {
     heap: BinaryHeap<HeapEntry<E>>,
     seq: u64,
     now: Time,
+    /// Ordering key of the event last popped.
+    current: u64,
     popped: u64,
 }
 
@@ -133,6 +135,7 @@ impl<E: Copy> EventQueue<E> {
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
+            current: 0,
             popped: 0,
         }
     }
@@ -209,6 +212,26 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Ordering key of an event scheduled on `lane` at `time`: events come out in increasing key
+    /// order (see the type's docs), so an event compares with the one being processed by key.
+    #[inline]
+    pub fn lane_key(time: Time, lane: usize) -> u64 {
+        key(time.0.min(MAX_TIME.0), lane + 1)
+    }
+
+    /// The time of an ordering key.
+    #[inline]
+    pub fn key_time(key: u64) -> Time {
+        Time(time_of(key))
+    }
+
+    /// Ordering key of the event being processed (the last one popped): an event with a key at
+    /// most this would already have come out.
+    #[inline]
+    pub fn current_key(&self) -> u64 {
+        self.current
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
@@ -221,6 +244,7 @@ impl<E: Copy> EventQueue<E> {
     /// Remove the next event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
+        // `time` holds the popped event's ordering key until its time is taken from it.
         let (time, event) = match self.next_source() {
             Some(l) => {
                 let lane = &mut self.lanes[l];
@@ -229,14 +253,16 @@ impl<E: Copy> EventQueue<E> {
                     Some(f) => self.fronts[l] = f.key,
                     None => (self.fronts[l], self.backs[l]) = (EMPTY, 0),
                 }
-                (time_of(e.key), e.event)
+                (e.key, e.event)
             }
             None => {
                 let e = self.heap.pop()?;
                 self.heap_front = self.heap.peek().map_or(EMPTY, |f| f.key());
-                (time_of(e.key()), e.event)
+                (e.key(), e.event)
             }
         };
+        self.current = time;
+        let time = time_of(time);
         self.now = Time(time);
         self.popped += 1;
         Some((self.now, event))

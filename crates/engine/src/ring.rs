@@ -1,6 +1,7 @@
 //! A FIFO ring buffer of `Copy` items with a power-of-two capacity: the queue's lanes push and
 //! pop millions of times per second, and masking an index is cheaper than `VecDeque`'s general
-//! wrap-around arithmetic. Slots outside `head..head + len` hold stale copies, never read.
+//! wrap-around arithmetic. Slots outside `head..tail` (positions taken modulo the capacity) hold
+//! stale copies, never read.
 
 
 pub(crate) struct Ring<T> {

@@ -9,8 +9,10 @@
 //!
 //! **Credit returns in flight.** A freed buffer's credit reaches its sender a credit latency
 //! later. Unless the sender waits for it, the return needs no event: it sits in the buffer's
-//! `pend_*` slot and [`InputVc::absorb`] adds it to `credits` the next time they are read at or
-//! after its arrival. A sender that finds too little credit marks the buffer (`WAITER`): later
+//! `pend_*` slot and [`InputVc::absorb`] adds it to `credits` the next time they are read by an
+//! event that comes after the return would have (the slot keeps the return's ordering key in
+//! the event queue, so an event at the same instant that runs before credit events does not
+//! see it). A sender that finds too little credit marks the buffer (`WAITER`): later
 //! returns to it travel as events, and a return already in the slot becomes an event at its
 //! arrival time, so a blocked sender wakes exactly when it would with an event per return. A
 //! second return while the slot holds one that has not arrived also travels as an event.
@@ -37,7 +39,8 @@ pub(crate) struct OutPort {
     pub qbase: u32,
     /// The router port whose input VCs this sender feeds (and holds its credits): the port at
     /// the other end of the link, or for an engine the router port it is attached to. Ejection
-    /// ports feed a NIC, which takes everything (no credits).
+    /// ports feed a NIC, which takes everything: theirs holds the port graph's peer entry (the
+    /// node), never used for credits.
     pub peer: u32,
     /// Last granted request bit (round-robin pointer).
     pub rr: u8,
@@ -83,8 +86,9 @@ pub(crate) struct InputVc {
     pub bytes: u32,
     /// Free bytes of this buffer as its sender sees them.
     pub credits: u32,
-    /// Arrival time at the sender of a credit return in flight (`u64::MAX`: none), its bytes.
-    pub pend_at: u64,
+    /// Ordering key (arrival time and the credit lane's rank) of a credit return in flight to
+    /// the sender (`u64::MAX`: none), and its bytes.
+    pub pend_key: u64,
     pub pend_bytes: u32,
     /// VC the head asked for on its output.
     pub out_vc: u8,
@@ -100,7 +104,7 @@ const _: () = assert!(std::mem::size_of::<InputVc>() == 32);
 
 impl Default for InputVc {
     fn default() -> Self {
-        InputVc { head: NIL, tail: NIL, bytes: 0, credits: 0, pend_at: u64::MAX, pend_bytes: 0, out_vc: 0, prio: 0, flags: 0, up_class: channel::NONE }
+        InputVc { head: NIL, tail: NIL, bytes: 0, credits: 0, pend_key: u64::MAX, pend_bytes: 0, out_vc: 0, prio: 0, flags: 0, up_class: channel::NONE }
     }
 }
 
@@ -110,18 +114,51 @@ impl InputVc {
         self.flags & BUSY != 0
     }
 
-    /// Add the credit return in flight if it has arrived at the sender by `now`.
+    /// Add the credit return in flight if it has arrived by the event with ordering key `now`.
     #[inline]
     pub(crate) fn absorb(&mut self, now: u64) {
         // Branch-free: whether the return has arrived is data-dependent and unpredictable.
-        let arrived = ((self.pend_at <= now) as u64).wrapping_neg(); // all ones if arrived
+        let arrived = ((self.pend_key <= now) as u64).wrapping_neg(); // all ones if arrived
         self.credits += self.pend_bytes & arrived as u32;
-        self.pend_at |= arrived;
+        self.pend_key |= arrived;
     }
 
-    /// The sender's free credit at `now`, counting a return that has arrived (read-only).
+    /// The sender's free credit as of ordering key `now`, counting a return that has arrived
+    /// (read-only).
     pub(crate) fn credits_at(&self, now: u64) -> u32 {
-        let pending = if self.pend_at <= now { self.pend_bytes } else { 0 };
+        let pending = if self.pend_key <= now { self.pend_bytes } else { 0 };
         self.credits.saturating_add(pending)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::InputVc;
+    use crate::sim::lane;
+    use fabricsim_core::Time;
+    use fabricsim_engine::EventQueue;
+
+    #[test]
+    fn a_return_in_flight_is_seen_only_by_events_that_come_after_it() {
+        // A credit return arrives at t. A workload timer at t runs before credit events of that
+        // instant and must not see it; a packet head arriving at t runs after them and must.
+        let t = Time(1000);
+        let mut q: EventQueue<&str> = EventQueue::with_lanes(lane::COUNT);
+        q.schedule_on(lane::HOP_READY, t, "head");
+        q.schedule(t, "timer");
+        q.schedule(Time(10), "earlier");
+        let mut v = InputVc { credits: 100, pend_key: EventQueue::<&str>::lane_key(t, lane::CREDIT), pend_bytes: 256, ..Default::default() };
+        assert_eq!(q.pop(), Some((Time(10), "earlier")));
+        v.absorb(q.current_key());
+        assert_eq!((v.credits, v.credits_at(q.current_key())), (100, 100));
+        assert_eq!(q.pop(), Some((t, "timer")));
+        v.absorb(q.current_key());
+        assert_eq!(v.credits, 100, "a timer at the arrival instant comes before the credit");
+        assert_eq!(q.pop(), Some((t, "head")));
+        assert_eq!(v.credits_at(q.current_key()), 356);
+        v.absorb(q.current_key());
+        assert_eq!((v.credits, v.pend_key), (356, u64::MAX), "absorbed once, slot emptied");
+        v.absorb(q.current_key());
+        assert_eq!(v.credits, 356);
     }
 }

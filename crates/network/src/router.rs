@@ -2,16 +2,17 @@
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
 //! transmissions return credits upstream (see [`crate::records`] for where credits live).
 //!
-//! These handlers run once or more per hop, so each binds the arrays it touches to local slices
-//! first: indexing a local slice keeps its address and length in registers, where going through
-//! `self` on every access makes the compiler reload both (and re-check the bound) after each
-//! store.
+//! These handlers run once or more per hop. The longest, `grant`, binds the arrays it touches to
+//! local slices first: indexing a local slice keeps its address and length in registers, where
+//! going through `self` on every access makes the compiler reload both (and re-check the bound)
+//! after each store.
 
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
 use crate::records::{BUSY, WAITER};
 use crate::sim::{lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
+use fabricsim_engine::EventQueue;
 use fabricsim_routing::Hop;
 use fabricsim_topology::PortKind;
 
@@ -34,7 +35,7 @@ impl Core {
         if o.class == channel::TERMINAL {
             return u32::MAX;
         }
-        let now = self.queue.now().ps();
+        let now = self.queue.current_key();
         let d = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize];
         d.absorb(now);
         d.credits
@@ -120,6 +121,7 @@ impl Core {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32) {
         let now = self.queue.now().ps();
+        let now_key = self.queue.current_key();
         let o = &self.outs[out as usize];
         let (mask, qbase, terminal, rr, ds_base) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
@@ -133,7 +135,7 @@ impl Core {
             let p = self.vcq[(qbase + bit) as usize];
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
-                d.absorb(now);
+                d.absorb(now_key);
                 if d.credits < p.bytes {
                     continue;
                 }
@@ -241,22 +243,27 @@ impl Core {
         v.flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
         let delay = self.timing.credit_latency(v.up_class);
-        if delay == 0 || !silent || v.flags & WAITER != 0 {
-            let up = self.upstream[(q / self.vcs) as usize];
-            if delay == 0 {
-                self.on_credit(up, q, bytes);
-            } else {
-                self.credit_event(now + delay, up, q, bytes);
-            }
-        } else {
-            v.absorb(now);
-            if v.pend_at == u64::MAX {
-                (v.pend_at, v.pend_bytes) = (now + delay, bytes);
-            } else {
-                let up = self.upstream[(q / self.vcs) as usize];
-                self.credit_event(now + delay, up, q, bytes);
+        if silent && delay > 0 && v.flags & WAITER == 0 {
+            v.absorb(self.queue.current_key());
+            if v.pend_key == u64::MAX {
+                v.pend_key = EventQueue::<Ev>::lane_key(Time(now + delay), lane::CREDIT);
+                v.pend_bytes = bytes;
+                return self.after_release(out, q);
             }
         }
+        let up = self.upstream[self.vcs_div.div(q) as usize];
+        if delay == 0 {
+            self.on_credit(up, q, bytes);
+        } else {
+            self.credit_event(now + delay, up, q, bytes);
+        }
+        self.after_release(out, q);
+    }
+
+    /// After input VC `q` released output `out`: the VC's next packet may request, and the
+    /// output may grant another.
+    #[inline]
+    fn after_release(&mut self, out: u32, q: u32) {
         let head = self.vcq[q as usize].head;
         if head != NIL && self.packets.get(head).ready {
             self.request(head);
@@ -269,9 +276,9 @@ impl Core {
     pub(crate) fn wait_for_credit(&mut self, port: u32, q: u32) {
         let d = &mut self.vcq[q as usize];
         d.flags |= WAITER;
-        if d.pend_at != u64::MAX {
-            let (at, bytes) = (d.pend_at, d.pend_bytes);
-            d.pend_at = u64::MAX;
+        if d.pend_key != u64::MAX {
+            let (at, bytes) = (EventQueue::<Ev>::key_time(d.pend_key).ps(), d.pend_bytes);
+            d.pend_key = u64::MAX;
             self.credit_event(at, port, q, bytes);
         }
     }

@@ -153,7 +153,7 @@ pub struct Core {
     pub(crate) engines_div: FastDiv,
     /// Ports per router when every router has the same number (tori, and the built-in
     /// fat-trees): the owner and first port of a port are then computed, not loaded from memory.
-    /// Otherwise `OutPort::router`/`base` are read.
+    /// Otherwise the port graph's `owner` and `port_offset` are read.
     pub(crate) router_div: Option<FastDiv>,
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
@@ -161,7 +161,8 @@ pub struct Core {
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
     /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
-    /// (`NIL`: none). Read only to wake a sender waiting for credit.
+    /// (`NIL`: none). Read only when a credit return travels as an event (or at once, with no
+    /// credit latency), not for one waiting in its buffer's slot.
     pub(crate) upstream: Vec<u32>,
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
@@ -376,7 +377,7 @@ impl Core {
             let port = q as u32 / self.vcs;
             let router = self.graph.owner[port as usize];
             let pk = self.packets.get(h);
-            let now = self.queue.now().ps();
+            let now = self.queue.current_key();
             let want = if pk.out == NIL {
                 String::new()
             } else {
@@ -526,7 +527,10 @@ impl<W: Workload> Simulation<W> {
     }
 
     /// Send every credit return as an event, as the model did before returns could travel
-    /// silently. Results must not change, only the event count: tests use this to check that.
+    /// silently. Results should not change, only the event count (tests check this on
+    /// credit-bound traffic). One tie can differ: a return held in a slot and turned into an
+    /// event later may wake its sender before, not after, another credit event of the same
+    /// instant.
     #[doc(hidden)]
     pub fn with_credit_events(mut self) -> Self {
         self.core.silent_credits = false;

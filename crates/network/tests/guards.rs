@@ -182,36 +182,84 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
     );
 }
 
+/// Every node sends a message to `node + shift` every `period`, from a workload timer (heap
+/// events that run before credit events of the same instant).
+struct Paced {
+    n: u32,
+    shift: u32,
+    period: Time,
+}
+
+impl Workload for Paced {
+    fn start(&mut self, api: &mut Api) {
+        for s in 0..self.n {
+            api.wake_at(s, Time::ZERO);
+        }
+    }
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        api.send(node, (node + self.shift) % self.n, 256, 0);
+        let next = api.now() + self.period;
+        api.wake_at(node, next);
+    }
+}
+
+/// Run `make()` on an 8-ring twice, with credit returns silent where possible and with every
+/// return an event; returns both outcomes and their credit-stall totals.
+fn silent_and_evented<W: Workload>(
+    make: impl Fn() -> W,
+    p: NetworkParams,
+) -> ((fabricsim_network::Outcome, u64), (fabricsim_network::Outcome, u64)) {
+    let run = |events: bool| {
+        let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+        let g = t.build_graph(p.engines);
+        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
+        let sim = Simulation::new(g, r, p.clone(), make()).unwrap();
+        let mut sim = if events { sim.with_credit_events() } else { sim };
+        let o = sim.run(limits(), |_| {}).unwrap();
+        let stalls: u64 = sim.port_counters().iter().map(|c| c.stall_ps).sum();
+        (o, stalls)
+    };
+    (run(false), run(true))
+}
+
 #[test]
 fn silent_credit_returns_change_only_the_event_count() {
     // Credit-bound traffic (buffers of one packet per VC) in several shapes: one and two
     // engines, two and four VCs (several candidate VCs per hop), near and far destinations.
     // Returns that wait in a buffer's slot must wake blocked senders exactly when a credit
-    // event would have. The last case is light (one message in flight per node), where most
-    // returns find nobody waiting.
+    // event would have. The fifth case is light (one message in flight per node), where most
+    // returns find nobody waiting; the last two add workload timers and host-link wake-ups,
+    // heap events that run before the credit events of their instant and must not see credit
+    // that has not arrived in that order.
     let (mut silent_events, mut all_events, mut stalled_cases) = (0, 0, 0);
-    for (engines, vcs, shift, depth) in [(1, 2, 3, 4), (2, 2, 4, 16), (1, 4, 5, 8), (2, 4, 1, 2), (1, 2, 2, 1)] {
-        let run = |events: bool| {
-            let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
-            let g = t.build_graph(engines);
-            let r = Routing::DimensionOrder(DimensionOrder::new(t, None, engines, vcs).unwrap());
-            let mut p = params(vcs);
-            p.engines = engines;
-            let sim = Simulation::new(g, r, p, Flood { n: 8, shift, depth }).unwrap();
-            let mut sim = if events { sim.with_credit_events() } else { sim };
-            let o = sim.run(limits(), |_| {}).unwrap();
-            let stalls: u64 = sim.port_counters().iter().map(|c| c.stall_ps).sum();
-            (o, stalls)
-        };
-        let ((a, stall_a), (b, stall_b)) = (run(false), run(true));
-        let key = |o: &fabricsim_network::Outcome| {
-            (o.sim_time, o.packets_delivered, o.packet_hops, o.message_latency.mean(), o.message_latency.summary())
-        };
-        assert!(a.packets_delivered > 100, "{}", a.packets_delivered);
-        assert_eq!(key(&a), key(&b), "engines {engines} vcs {vcs} shift {shift}");
-        assert_eq!(stall_a, stall_b, "credit stall time, engines {engines} vcs {vcs} shift {shift}");
+    let key = |o: &fabricsim_network::Outcome| {
+        (o.sim_time, o.packets_delivered, o.packet_hops, o.message_latency.mean(), o.message_latency.summary())
+    };
+    let flood_cases = [(1, 2, 3, 4), (2, 2, 4, 16), (1, 4, 5, 8), (2, 4, 1, 2), (1, 2, 2, 1)];
+    // Periods in ps; 159.2 ns is when a node's previous packet's credit comes back to its NIC
+    // (100 ns NIC latency, 51.2 ns on the wire, 8 ns back): timers and credit returns coincide.
+    let paced_cases = [(2, 2, 3, 40_000u64, None), (2, 4, 5, 30_000, Some(Bandwidth(6_000_000_000))), (1, 2, 3, 159_200, None)];
+    let mut runs = Vec::new();
+    for (engines, vcs, shift, depth) in flood_cases {
+        let mut p = params(vcs);
+        p.engines = engines;
+        runs.push((format!("flood engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Flood { n: 8, shift, depth }, p)));
+    }
+    for (engines, vcs, shift, period_ps, host) in paced_cases {
+        let mut p = params(vcs);
+        p.engines = engines;
+        p.host_bandwidth = host;
+        // Credits back to the NIC take time too, so they can wait in a slot while a timer runs.
+        p.terminal_latency = Time::from_ns(8);
+        let period = Time(period_ps);
+        runs.push((format!("paced engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Paced { n: 8, shift, period }, p)));
+    }
+    for (name, ((a, stall_a), (b, stall_b))) in runs {
+        assert!(a.packets_delivered > 100, "{name}: {}", a.packets_delivered);
+        assert_eq!(key(&a), key(&b), "{name}");
+        assert_eq!(stall_a, stall_b, "credit stall time, {name}");
         stalled_cases += (stall_a > 0) as u32;
-        assert!(a.events <= b.events, "{} silent vs {} with events", a.events, b.events);
+        assert!(a.events <= b.events, "{name}: {} silent vs {} with events", a.events, b.events);
         silent_events += a.events;
         all_events += b.events;
     }

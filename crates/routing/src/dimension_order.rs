@@ -82,8 +82,8 @@ impl DimensionOrder {
                 ),
             ));
         }
-        // Every local port, reception/injection ports included (no axis), so the per-hop lookup
-        // never leaves the table.
+        // Every local port, reception/injection ports included (no axis): the per-hop lookup
+        // then always finds its port, and its bound check always goes the same way.
         let port_axis = (0..torus.net_ports() + engines).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
         // Axes of length 1 never need correcting; the rest are at most 31 (a shape with more
         // axes of length >= 2 would exceed the node limit), so a u32 holds one bit per axis.
