@@ -62,6 +62,7 @@ impl Core {
             return;
         }
         self.outs[out as usize].req |= 1u128 << bit;
+        self.requested[out as usize / 64] |= 1 << (out % 64);
         self.arbitrate(out);
     }
 
@@ -166,7 +167,7 @@ impl Core {
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
-        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, .. } = self;
+        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, requested, .. } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
         let now = queue.now().ps();
         // Take the packet off its input VC, which stays busy until the tail has left.
@@ -181,6 +182,9 @@ impl Core {
         let out_vc = v.out_vc;
         let o = &mut outs[out as usize];
         o.req &= !(1u128 << bit);
+        if o.req == 0 {
+            requested[out as usize / 64] &= !(1 << (out % 64));
+        }
         o.rr = bit as u8;
         let class = o.class;
         let size = p.wire_bytes;
@@ -268,7 +272,11 @@ impl Core {
         if head != NIL && self.packets.get(head).ready {
             self.request(head);
         }
-        self.arbitrate(out);
+        // Most outputs have no other requester when they free: the dense flag array answers
+        // that without loading the output's record.
+        if self.requested[out as usize / 64] & (1 << (out % 64)) != 0 {
+            self.arbitrate(out);
+        }
     }
 
     /// Sender `port` lacks credit on input VC `q`: later returns to `q` travel as events, and

@@ -158,6 +158,9 @@ pub struct Core {
     /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
     /// (`total_ports + node * engines + e`).
     pub(crate) outs: Vec<OutPort>,
+    /// One bit per sender: whether its request mask is non-empty (a dense copy of `req != 0`,
+    /// so a transmission's end can skip arbitration without loading the record).
+    pub(crate) requested: Vec<u64>,
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
     /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
@@ -231,6 +234,16 @@ impl Core {
                 let r = self.graph.owner[port as usize];
                 (r, self.graph.port_offset[r as usize])
             }
+        }
+    }
+
+    /// First input-VC index of the router owning port `port` (computed for uniform routers, so
+    /// the port's record need not be loaded).
+    #[inline]
+    pub(crate) fn first_vc_of(&self, port: u32) -> u32 {
+        match self.router_div {
+            Some(_) => self.router_of(port).1 * self.vcs,
+            None => self.outs[port as usize].qbase,
         }
     }
 
@@ -465,9 +478,11 @@ impl<W: Workload> Simulation<W> {
             }
         }
         let stall = vec![Stall::default(); outs.len()];
+        let requested = vec![0; outs.len().div_ceil(64)];
         let nodes = graph.nodes as usize;
         let core = Core {
             outs,
+            requested,
             stall,
             upstream,
             vcq,
@@ -566,7 +581,7 @@ impl<W: Workload> Simulation<W> {
         match ev {
             Ev::Ready(pkt) => c.on_ready(pkt),
             Ev::OutFree { out, bit } => {
-                let q = c.outs[out as usize].qbase + bit as u32;
+                let q = c.first_vc_of(out) + bit as u32;
                 let bytes = c.vcq[q as usize].bytes;
                 c.on_out_free(out, q, bytes);
             }
