@@ -44,6 +44,8 @@ pub mod format;
 pub mod packet;
 pub mod params;
 mod channel;
+mod delivery;
+mod measure;
 mod nic;
 mod records;
 mod router;

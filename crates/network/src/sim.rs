@@ -1,11 +1,11 @@
 //! The simulation: network state (struct of arrays indexed by global port / node), the event
 //! loop, measurement windows and correctness guards.
 
-use crate::channel::{self, ChannelTiming};
+use crate::channel::ChannelTiming;
 use crate::packet::{Message, Packet, Slab, NIL};
-use crate::records::{self, InputVc, OutPort, Stall};
+use crate::records::{InputVc, OutPort, Stall};
 use crate::params::NetworkParams;
-use crate::workload::{Api, Delivered, Workload};
+use crate::workload::{Api, Workload};
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
@@ -272,145 +272,6 @@ impl Core {
         self.queue.schedule(at, Ev::Wake(node));
     }
 
-    pub(crate) fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
-        let now = self.queue.now().ps();
-        let p = *self.packets.get(pkt);
-        let word = (p.seq / 64) as usize;
-        if word >= self.delivered_bits.len() {
-            self.delivered_bits.resize(word + 1 + word / 2, 0);
-        }
-        let bit = 1u64 << (p.seq % 64);
-        if self.delivered_bits[word] & bit != 0 {
-            // Leave the books as they are: the run stops at its next check with this error.
-            self.error.get_or_insert(SimError::DuplicateDelivery { packet: p.seq });
-            return None;
-        }
-        self.delivered_bits[word] |= bit;
-        self.packets.remove(pkt);
-        self.in_network -= 1;
-        self.last_progress = now;
-        self.out.packets_delivered += 1;
-        self.out.bytes_delivered += p.payload as u64;
-        if now >= self.window_start && now < self.window_end {
-            self.out.window_bytes += p.payload as u64;
-        }
-        let m = self.messages.get_mut(p.msg);
-        m.delivered += p.payload as u64;
-        let measured = m.measured;
-        if measured {
-            self.out.packet_latency.record(Time(now - p.created));
-        }
-        if m.delivered < m.bytes {
-            return None;
-        }
-        if self.p.rx_overhead.ps() > 0 {
-            let at = Time(now + self.p.rx_overhead.ps());
-            self.queue.schedule_on(lane::MSG_DONE, at, Ev::MsgDone(p.msg));
-            return None;
-        }
-        self.complete(p.msg)
-    }
-
-    /// A message is done at the receiver: record it and free it.
-    pub(crate) fn complete(&mut self, msg: u32) -> Option<Delivered> {
-        let now = self.queue.now().ps();
-        let m = *self.messages.get(msg);
-        let measured = m.measured;
-        self.messages.remove(msg);
-        self.out.messages_delivered += 1;
-        if measured {
-            self.measured_outstanding -= 1;
-            self.out.message_latency.record(Time(now - m.created));
-        }
-        // The stopping rules can only have become true if one of these counts reached zero.
-        if self.measured_outstanding == 0 || self.messages.live() == 0 {
-            self.check_stop = true;
-        }
-        Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
-    }
-
-    /// A deadlock: packets are buffered but nothing has moved for longer than `watchdog`.
-    fn check_watchdog(&self, now: u64, watchdog: u64) -> Result<(), SimError> {
-        if self.in_network > 0 && now.saturating_sub(self.last_progress) > watchdog {
-            return Err(SimError::Deadlock { buffered: self.in_network, idle_ns: (now - self.last_progress) / 1000, ports: self.stuck_ports() });
-        }
-        Ok(())
-    }
-
-    fn counters_now(&self) -> Vec<PortCounters> {
-        let tp = self.total_ports() as usize;
-        self.outs[..tp].iter().zip(&self.stall).map(|(o, s)| records::counters(o, s)).collect()
-    }
-
-    /// Take the window-start and window-end snapshots of the port counters that are due at
-    /// `now` (all of them once the run is over). Open credit stalls are split at the window's
-    /// boundary first, so stall time falls in the phase where it happened.
-    fn snapshot_counters(&mut self, now: u64, run_over: bool) {
-        if self.counters_at_start.is_empty() && (run_over || now >= self.window_start) {
-            self.split_stalls(self.window_start.min(now));
-            self.counters_at_start = self.counters_now();
-        }
-        if self.counters_at_end.is_empty() && (run_over || now >= self.window_end) {
-            self.split_stalls(self.window_end.min(now));
-            self.counters_at_end = self.counters_now();
-        }
-    }
-
-    /// Count open credit stalls up to `at` and restart them there.
-    fn split_stalls(&mut self, at: u64) {
-        for (o, s) in self.outs.iter().zip(&mut self.stall) {
-            if o.stalled && s.since < at {
-                s.total_ps += at - s.since;
-                s.since = at;
-            }
-        }
-    }
-
-    /// The next time the run loop must look at the phase: the window's start or end while a
-    /// snapshot is pending, then just past the hard end.
-    fn next_phase(&self, hard_end: u64) -> u64 {
-        let after_end = hard_end.saturating_add(1);
-        if self.counters_at_start.is_empty() {
-            self.window_start.min(after_end)
-        } else if self.counters_at_end.is_empty() {
-            self.window_end.min(after_end)
-        } else {
-            after_end
-        }
-    }
-
-    /// Describe up to 8 stuck input VCs for the deadlock report.
-    fn stuck_ports(&self) -> String {
-        let mut v = Vec::new();
-        for q in 0..self.vcq.len() {
-            let h = self.vcq[q].head;
-            if h == NIL {
-                continue;
-            }
-            let port = q as u32 / self.vcs;
-            let router = self.graph.owner[port as usize];
-            let pk = self.packets.get(h);
-            let now = self.queue.current_key();
-            let want = if pk.out == NIL {
-                String::new()
-            } else {
-                let vc = self.vcq[q].out_vc;
-                let o = &self.outs[pk.out as usize];
-                let credits = if o.class == channel::TERMINAL {
-                    "unlimited".to_string()
-                } else {
-                    self.vcq[(o.peer * self.vcs + vc as u32) as usize].credits_at(now).to_string()
-                };
-                format!(" -> out port {} vc {} (credits {credits})", self.graph.local(pk.out), vc)
-            };
-            v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
-            if v.len() == 8 {
-                v.push("...".into());
-                break;
-            }
-        }
-        v.join("; ")
-    }
 }
 
 /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a

@@ -1,0 +1,68 @@
+//! The receiving side of a NIC: a packet's tail arrives (duplicate check, latency records), and
+//! a message whose bytes have all arrived completes.
+
+use crate::sim::{lane, Core, Ev};
+use crate::workload::Delivered;
+use fabricsim_core::{SimError, Time};
+
+impl Core {
+    /// Packet `pkt`'s tail has reached its destination NIC: count it (once), record its latency,
+    /// and complete its message if this was the message's last byte (after the receive
+    /// overhead, if any). Returns the completed message.
+    pub(crate) fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
+        let now = self.queue.now().ps();
+        let p = *self.packets.get(pkt);
+        let word = (p.seq / 64) as usize;
+        if word >= self.delivered_bits.len() {
+            self.delivered_bits.resize(word + 1 + word / 2, 0);
+        }
+        let bit = 1u64 << (p.seq % 64);
+        if self.delivered_bits[word] & bit != 0 {
+            // Leave the books as they are: the run stops at its next check with this error.
+            self.error.get_or_insert(SimError::DuplicateDelivery { packet: p.seq });
+            return None;
+        }
+        self.delivered_bits[word] |= bit;
+        self.packets.remove(pkt);
+        self.in_network -= 1;
+        self.last_progress = now;
+        self.out.packets_delivered += 1;
+        self.out.bytes_delivered += p.payload as u64;
+        if now >= self.window_start && now < self.window_end {
+            self.out.window_bytes += p.payload as u64;
+        }
+        let m = self.messages.get_mut(p.msg);
+        m.delivered += p.payload as u64;
+        let measured = m.measured;
+        if measured {
+            self.out.packet_latency.record(Time(now - p.created));
+        }
+        if m.delivered < m.bytes {
+            return None;
+        }
+        if self.p.rx_overhead.ps() > 0 {
+            let at = Time(now + self.p.rx_overhead.ps());
+            self.queue.schedule_on(lane::MSG_DONE, at, Ev::MsgDone(p.msg));
+            return None;
+        }
+        self.complete(p.msg)
+    }
+
+    /// A message is done at the receiver: record it and free it.
+    pub(crate) fn complete(&mut self, msg: u32) -> Option<Delivered> {
+        let now = self.queue.now().ps();
+        let m = *self.messages.get(msg);
+        let measured = m.measured;
+        self.messages.remove(msg);
+        self.out.messages_delivered += 1;
+        if measured {
+            self.measured_outstanding -= 1;
+            self.out.message_latency.record(Time(now - m.created));
+        }
+        // The stopping rules can only have become true if one of these counts reached zero.
+        if self.measured_outstanding == 0 || self.messages.live() == 0 {
+            self.check_stop = true;
+        }
+        Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
+    }
+}
