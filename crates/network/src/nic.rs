@@ -79,9 +79,10 @@ impl Core {
         if self.outs[ps as usize].busy_until > now {
             return; // EngineFree will call again
         }
+        // The router input VC the engine feeds (and holds its credits).
+        let q = self.graph.attach[qi] * self.vcs + vc;
         if self.credit(ps, vc as u8) < wire {
             // A credit return will call again.
-            let q = self.graph.attach[(node * e_count + e) as usize] * self.vcs + vc;
             self.wait_for_credit(ps, q);
             return;
         }
@@ -122,8 +123,6 @@ impl Core {
         let lat = self.timing.latency(channel::ENGINE);
         let seq = self.next_seq;
         self.next_seq += 1;
-        let attach = self.graph.attach[(node * e_count + e) as usize];
-        let q = attach * self.vcs + vc;
         let pkt = self.packets.insert(Packet {
             seq,
             msg: m,
