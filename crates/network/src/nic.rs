@@ -76,8 +76,16 @@ impl Core {
         let msg = *self.messages.get(m);
         let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
         let wire = self.p.format.wire(payload);
-        if self.outs[ps as usize].busy_until > now {
-            return; // EngineFree will call again
+        let busy_until = self.outs[ps as usize].busy_until;
+        if busy_until > now {
+            // Come back when the engine frees: one wake-up per busy period, and only for an
+            // engine with something to send (most packets find their engine's queue empty
+            // when they leave it, and then no wake-up is needed).
+            if self.engine_wake[qi] != busy_until {
+                self.engine_wake[qi] = busy_until;
+                self.queue.schedule_on(lane::ENGINE_FREE, Time(busy_until), Ev::EngineFree(ps));
+            }
+            return;
         }
         // The router input VC the engine feeds (and holds its credits).
         let q = self.graph.attach[qi] * self.vcs + vc;
@@ -148,6 +156,9 @@ impl Core {
         let ready = start + lat + self.p.terminal_router_delay.ps();
         self.last_progress = self.last_progress.max(ready.max(start + ser));
         self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
-        self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));
+        if self.nic_head[qi] != NIL {
+            self.engine_wake[qi] = start + ser;
+            self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));
+        }
     }
 }

@@ -22,7 +22,8 @@ pub(crate) enum Ev {
     OutFree { out: u32, bit: u8 },
     /// A credit return that travels as an event: an entry of `Core::credit_returns`.
     Credit(u32),
-    /// A NIC engine finished pushing a packet into its router.
+    /// A NIC engine finished pushing a packet into its router (scheduled only when messages
+    /// wait for it).
     EngineFree(u32),
     /// A packet's tail reached its destination NIC.
     Deliver(u32),
@@ -183,6 +184,9 @@ pub struct Core {
     pub(crate) mem_free: Vec<u64>,
     /// Pending NicWake time per node (avoids duplicate wake-ups).
     pub(crate) nic_wake: Vec<u64>,
+    /// Per engine (`node * engines + e`): the time of its pending EngineFree, if one is
+    /// pending. An engine gets one only while it is busy with messages waiting behind it.
+    pub(crate) engine_wake: Vec<u64>,
     pub(crate) cands: Candidates,
     // bookkeeping
     pub(crate) next_seq: u64,
@@ -356,6 +360,7 @@ impl<W: Workload> Simulation<W> {
             host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
+            engine_wake: vec![0; nodes * graph.engines as usize],
             cands: Candidates::default(),
             next_seq: 0,
             delivered_bits: Vec::new(),

@@ -266,3 +266,60 @@ fn silent_credit_returns_change_only_the_event_count() {
     assert!(silent_events < all_events, "{silent_events} silent vs {all_events} with events");
     assert!(stalled_cases >= 3, "most cases must be credit-bound ({stalled_cases})");
 }
+
+/// Node 0 sends one message to node 1 at each of `at`; arrival times are recorded.
+struct Burst {
+    at: Vec<Time>,
+    next: usize,
+    arrived: Vec<Time>,
+}
+
+impl Workload for Burst {
+    fn start(&mut self, api: &mut Api) {
+        api.wake_at(0, self.at[0]);
+    }
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        api.send(node, 1, 256, 0);
+        self.next += 1;
+        if let Some(&t) = self.at.get(self.next) {
+            api.wake_at(node, t);
+        }
+    }
+    fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
+        self.arrived.push(m.delivered);
+    }
+}
+
+#[test]
+fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
+    // An engine is woken for its next message only when one waits for it. Two ways to wait:
+    // queued behind the packet the engine starts (five messages at once), or arriving while it
+    // sends with nothing queued (a second message 10 ns later). Either way each must start the
+    // instant the engine frees, 51.2 ns after the previous one, and arrive that much later.
+    // Nothing else would start them, so a lost wake-up leaves a message in the NIC.
+    let ns = Time::from_ns;
+    for at in [vec![Time::ZERO; 5], vec![Time::ZERO, ns(10)], vec![Time::ZERO, ns(10), ns(20), ns(200)]] {
+        let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+        let mut p = params(2);
+        p.buffer_bytes = 4096; // room for every packet everywhere: only the engine paces them
+        let g = t.build_graph(p.engines);
+        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
+        let n = at.len();
+        let mut sim = Simulation::new(g, r, p, Burst { at: at.clone(), next: 0, arrived: Vec::new() }).unwrap();
+        let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(2), drain: Time::ZERO };
+        let o = sim.run(limits, |_| {}).unwrap();
+        assert_eq!(o.packets_delivered, n as u64, "sent at {at:?}");
+        let a = &sim.workload().arrived;
+        // Each message starts when it is sent or when the engine frees, whichever is later, and
+        // takes as long to arrive as the first one did (the last case's fourth message finds
+        // the engine idle).
+        let base = a[0].ps();
+        let mut start = 0;
+        let want: Vec<u64> = at.iter().enumerate().map(|(k, t)| {
+            start = if k == 0 { t.ps() } else { t.ps().max(start + 51_200) };
+            start + base
+        }).collect();
+        let got: Vec<u64> = a.iter().map(|t| t.ps()).collect();
+        assert_eq!(got, want, "sent at {at:?}");
+    }
+}
