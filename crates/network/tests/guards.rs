@@ -60,6 +60,14 @@ fn ring_sim(dateline: bool) -> Simulation<Flood> {
     Simulation::new(g, r, p, Flood { n: 8, shift: 4, depth: 16 }).unwrap()
 }
 
+/// A simulation of `w` on an 8-ring with parameters `p` (dimension order, its own VCs and engines).
+fn ring8<W: Workload>(p: NetworkParams, w: W) -> Simulation<W> {
+    let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+    let g = t.build_graph(p.engines);
+    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
+    Simulation::new(g, r, p, w).unwrap()
+}
+
 fn limits() -> RunLimits {
     RunLimits { warmup: Time::ZERO, measure: Time::from_us(50), drain: Time::ZERO }
 }
@@ -210,10 +218,7 @@ fn silent_and_evented<W: Workload>(
     p: NetworkParams,
 ) -> ((fabricsim_network::Outcome, u64), (fabricsim_network::Outcome, u64)) {
     let run = |events: bool| {
-        let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
-        let g = t.build_graph(p.engines);
-        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
-        let sim = Simulation::new(g, r, p.clone(), make()).unwrap();
+        let sim = ring8(p.clone(), make());
         let mut sim = if events { sim.with_credit_events() } else { sim };
         let o = sim.run(limits(), |_| {}).unwrap();
         let stalls: u64 = sim.port_counters().iter().map(|c| c.stall_ps).sum();
@@ -299,13 +304,10 @@ fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
     // Nothing else would start them, so a lost wake-up leaves a message in the NIC.
     let ns = Time::from_ns;
     for at in [vec![Time::ZERO; 5], vec![Time::ZERO, ns(10)], vec![Time::ZERO, ns(10), ns(20), ns(200)]] {
-        let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
         let mut p = params(2);
         p.buffer_bytes = 4096; // room for every packet everywhere: only the engine paces them
-        let g = t.build_graph(p.engines);
-        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
         let n = at.len();
-        let mut sim = Simulation::new(g, r, p, Burst { at: at.clone(), next: 0, arrived: Vec::new() }).unwrap();
+        let mut sim = ring8(p, Burst { at: at.clone(), next: 0, arrived: Vec::new() });
         let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(2), drain: Time::ZERO };
         let o = sim.run(limits, |_| {}).unwrap();
         assert_eq!(o.packets_delivered, n as u64, "sent at {at:?}");
@@ -313,7 +315,7 @@ fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
         // Each message starts when it is sent or when the engine frees, whichever is later, and
         // takes as long to arrive as the first one did (the last case's fourth message finds
         // the engine idle).
-        let base = a[0].ps();
+        let base = a[0].ps() - at[0].ps();
         let mut start = 0;
         let want: Vec<u64> = at.iter().enumerate().map(|(k, t)| {
             start = if k == 0 { t.ps() } else { t.ps().max(start + 51_200) };
