@@ -7,11 +7,13 @@
 pub mod error;
 pub mod fastdiv;
 pub mod ids;
+pub mod prefetch;
 pub mod rng;
 pub mod units;
 
 pub use error::{ConfigError, SimError};
 pub use fastdiv::FastDiv;
 pub use ids::{NodeId, PortId, RouterId};
+pub use prefetch::prefetch;
 pub use rng::RngStreams;
 pub use units::{Bandwidth, Bytes, Time};

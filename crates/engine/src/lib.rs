@@ -241,6 +241,21 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// The event `k` places behind the front of `lane` (0: its front), if there is one. Lane
+    /// events come out in this order, so a caller can prefetch what a coming event will touch
+    /// while the current one is handled.
+    #[inline]
+    pub fn lane_ahead(&self, lane: usize, k: u32) -> Option<&E> {
+        self.lanes[lane].get(k).map(|e| &e.event)
+    }
+
+    /// The heap's next event (events scheduled without a lane, and lane events that fell back
+    /// to it), if any.
+    #[inline]
+    pub fn heap_front(&self) -> Option<&E> {
+        self.heap.peek().map(|e| &e.event)
+    }
+
     /// Remove the next event and advance `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
@@ -304,6 +319,28 @@ mod tests {
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
         assert_eq!(q.now(), Time(10));
         assert_eq!(q.events_processed(), 4);
+    }
+
+    #[test]
+    fn lane_ahead_and_heap_front_show_what_comes_next() {
+        let mut q = EventQueue::with_lanes(2);
+        for (t, e) in [(10, 'a'), (20, 'b'), (30, 'c')] {
+            q.schedule_on(1, Time(t), e);
+        }
+        // Out of the lane's order: falls back to the heap, behind the earlier heap event.
+        q.schedule_on(1, Time(15), 'x');
+        q.schedule(Time(12), 'h');
+        let ahead = |q: &EventQueue<char>| (0..4).map(|k| q.lane_ahead(1, k).copied()).collect::<Vec<_>>();
+        assert_eq!(ahead(&q), vec![Some('a'), Some('b'), Some('c'), None]);
+        assert_eq!(q.lane_ahead(0, 0), None);
+        assert_eq!(q.heap_front(), Some(&'h'));
+        assert_eq!(q.pop(), Some((Time(10), 'a')));
+        assert_eq!(ahead(&q), vec![Some('b'), Some('c'), None, None]);
+        assert_eq!(q.pop(), Some((Time(12), 'h')));
+        assert_eq!(q.heap_front(), Some(&'x'));
+        let rest: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(rest, vec!['x', 'b', 'c']);
+        assert_eq!((q.heap_front(), q.lane_ahead(1, 0)), (None, None));
     }
 
     #[test]

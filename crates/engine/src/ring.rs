@@ -35,6 +35,12 @@ impl<T: Copy> Ring<T> {
         (self.head != self.tail).then(|| self.slot(self.head))
     }
 
+    /// The item `k` places behind the front (0: the front), if there is one.
+    #[inline]
+    pub(crate) fn get(&self, k: u32) -> Option<&T> {
+        (k < self.tail.wrapping_sub(self.head)).then(|| self.slot(self.head.wrapping_add(k)))
+    }
+
     #[cfg(test)]
     pub(crate) fn back(&self) -> Option<&T> {
         (self.head != self.tail).then(|| self.slot(self.tail.wrapping_sub(1)))

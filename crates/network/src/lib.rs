@@ -50,6 +50,7 @@ mod nic;
 mod records;
 mod router;
 pub mod sim;
+mod warm;
 pub mod workload;
 
 pub use format::PacketFormat;

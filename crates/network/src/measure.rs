@@ -74,7 +74,7 @@ impl Core {
             let want = if pk.out == NIL {
                 String::new()
             } else {
-                let vc = self.vcq[q].out_vc;
+                let vc = pk.out_vc;
                 let o = &self.outs[pk.out as usize];
                 let credits = if o.class == channel::TERMINAL {
                     "unlimited".to_string()

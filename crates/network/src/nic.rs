@@ -134,7 +134,6 @@ impl Core {
         let pkt = self.packets.insert(Packet {
             seq,
             msg: m,
-            src: node,
             dst: msg.dst,
             wire_bytes: wire,
             payload,
@@ -143,6 +142,7 @@ impl Core {
             next: NIL,
             q,
             out: NIL,
+            out_vc: 0,
             prio: msg.prio,
             ready: false,
             hint: msg.hint,

@@ -11,7 +11,6 @@ pub struct Packet {
     /// Unique, increasing id (never reused), for duplicate-delivery detection.
     pub seq: u64,
     pub msg: u32,
-    pub src: u32,
     pub dst: u32,
     pub wire_bytes: u32,
     pub payload: u32,
@@ -23,8 +22,10 @@ pub struct Packet {
     pub next: u32,
     /// Global input-VC index (`port * vcs + vc`) of the buffer it occupies.
     pub q: u32,
-    /// Chosen global output port while it requests one.
+    /// Global output port of its next hop (with [`Packet::out_vc`]) once known: chosen when it
+    /// requests, or looked ahead when the routing gives a single hop (`NIL`: not yet known).
     pub out: u32,
+    pub out_vc: u8,
     pub prio: u8,
     pub ready: bool,
     /// Local output port forced on the first hop ([`NO_HINT`]: none).
@@ -99,6 +100,16 @@ impl<T: Copy> Slab<T> {
     #[inline]
     pub fn slots_mut(&mut self) -> &mut [T] {
         &mut self.items
+    }
+    /// Every slot, live or free, indexed by handle.
+    #[inline]
+    pub fn slots(&self) -> &[T] {
+        &self.items
+    }
+    /// The slot the next insert will fill, if it reuses a freed one.
+    #[inline]
+    pub fn next_slot(&self) -> Option<&T> {
+        self.free.last().and_then(|&h| self.items.get(h as usize))
     }
     /// Items currently in use.
     pub fn live(&self) -> usize {

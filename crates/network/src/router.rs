@@ -10,7 +10,7 @@
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
 use crate::records::{BUSY, WAITER};
-use crate::sim::{lane, reserve_memory, Core, CreditReturn, Ev};
+use crate::sim::{lane, reserve_memory, router_of, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::Hop;
@@ -45,12 +45,18 @@ impl Core {
     pub(crate) fn request(&mut self, pkt: u32) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
-        let (q, dst, size, seq, hint, prio) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint, p.prio);
+        let (q, dst, size, seq, hint, prio, ahead, ahead_vc) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint, p.prio, p.out, p.out_vc);
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
         let (router, base) = self.router_of(in_port);
-        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now);
+        let h = if ahead != NIL {
+            // Looked ahead when it was sent here (see `grant`).
+            Hop { port: ahead - base, vc: ahead_vc }
+        } else {
+            self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now)
+        };
         let out = base + h.port;
-        self.packets.get_mut(pkt).out = out;
+        let p = self.packets.get_mut(pkt);
+        (p.out, p.out_vc) = (out, h.vc);
         // The request bit is the input VC's index within the router.
         let bit = q - base * self.vcs;
         let v = &mut self.vcq[q as usize];
@@ -61,9 +67,16 @@ impl Core {
             self.grant(out, bit, q);
             return;
         }
-        self.outs[out as usize].req |= 1u128 << bit;
+        // The new mask goes to arbitration as a value: reading it back from memory right after
+        // the compiler's narrow in-memory update would stall on store forwarding.
+        let o = &mut self.outs[out as usize];
+        let req = o.req | 1u128 << bit;
+        o.req = req;
+        let idle = o.busy_until <= now;
         self.requested[out as usize / 64] |= 1 << (out % 64);
-        self.arbitrate(out);
+        if idle {
+            self.arbitrate_requests(out, req);
+        }
     }
 
     /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
@@ -117,17 +130,17 @@ impl Core {
         // Most calls find the output busy or unrequested: that check stays inline.
         let o = &self.outs[out as usize];
         if o.busy_until <= self.queue.now().ps() && o.req != 0 {
-            self.arbitrate_requests(out);
+            self.arbitrate_requests(out, o.req);
         }
     }
 
-    /// Arbitration proper, for an idle output with requests.
+    /// Arbitration proper, for an idle output with requests `mask` (its request mask).
     #[inline(never)]
-    fn arbitrate_requests(&mut self, out: u32) {
+    fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
         let now_key = self.queue.current_key();
         let o = &self.outs[out as usize];
-        let (mask, qbase, terminal, rr, ds_base) = (o.req, o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
+        let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         let start = (rr as u32 + 1) % 128;
@@ -170,7 +183,7 @@ impl Core {
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
-        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, requested, .. } = self;
+        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, requested, routing, graph, router_div, lookahead, .. } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
         let now = queue.now().ps();
         // Take the packet off its input VC, which stays busy until the tail has left.
@@ -184,8 +197,11 @@ impl Core {
         v.flags |= BUSY;
         let out_vc = v.out_vc;
         let o = &mut outs[out as usize];
+        // Whether this was the only request, read before the bit is cleared: reading the mask
+        // back after the compiler's narrow in-memory clear stalls on store forwarding.
+        let last = o.req == 1u128 << bit;
         o.req &= !(1u128 << bit);
-        if o.req == 0 {
+        if last {
             requested[out as usize / 64] &= !(1 << (out % 64));
         }
         o.rr = bit as u8;
@@ -227,7 +243,16 @@ impl Core {
             p.next = NIL;
             p.q = ds_q;
             p.ready = false;
+            // Lookahead routing: when the routing gives a single hop, the next router's output is
+            // known now (it depends on nothing that can change before the packet gets there),
+            // and is computed while the packet's record is at hand.
             p.out = NIL;
+            if *lookahead {
+                let (nr, nbase) = router_of(*router_div, graph, o.peer);
+                if let Some(h) = routing.route_single(nr, o.peer - nbase, out_vc, p.dst) {
+                    (p.out, p.out_vc) = (nbase + h.port, h.vc);
+                }
+            }
             p.tail = finish + lat;
             let d = &mut vcq[ds_q as usize];
             d.credits -= size;

@@ -272,6 +272,45 @@ fn silent_credit_returns_change_only_the_event_count() {
     assert!(stalled_cases >= 3, "most cases must be credit-bound ({stalled_cases})");
 }
 
+#[test]
+fn lookahead_routing_changes_nothing() {
+    // Grants look the next hop up (lookahead routing); requests route only packets without one.
+    // Runs with and without it must be identical to the picosecond, with the same events:
+    // credit-bound floods on an 8-ring (dateline VCs, one and two engines, two and four VCs)
+    // and on a 4x3 torus-by-mesh (axis changes reset the dateline half).
+    let torus = |shape: Vec<u32>, wrap: Vec<bool>, p: &NetworkParams| {
+        let t = Torus::new(shape, Some(wrap), None).unwrap();
+        let g = t.build_graph(p.engines);
+        (g, Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap()))
+    };
+    let mut cases = 0;
+    for (engines, vcs, shape, wrap) in [
+        (1, 2, vec![8], vec![true]),
+        (2, 4, vec![8], vec![true]),
+        (1, 2, vec![4, 3], vec![true, false]),
+        (2, 2, vec![4, 3], vec![true, false]),
+    ] {
+        let mut p = params(vcs);
+        p.engines = engines;
+        let n: u32 = shape.iter().product();
+        for shift in [1, n / 2, n - 1] {
+            let run = |lookahead: bool| {
+                let (g, r) = torus(shape.clone(), wrap.clone(), &p);
+                let sim = Simulation::new(g, r, p.clone(), Flood { n, shift, depth: 6 }).unwrap();
+                let mut sim = if lookahead { sim } else { sim.without_lookahead() };
+                let o = sim.run(limits(), |_| {}).unwrap();
+                let ports: Vec<(u64, u64, u64)> = sim.port_counters().iter().map(|c| (c.bytes, c.busy_ps, c.stall_ps)).collect();
+                (o.sim_time, o.events, o.packets_delivered, o.packet_hops, o.message_latency.summary(), ports)
+            };
+            let (a, b) = (run(true), run(false));
+            assert!(a.2 >= 6 * n as u64, "{shape:?} shift {shift}: {} delivered", a.2);
+            assert_eq!(a, b, "{shape:?} engines {engines} vcs {vcs} shift {shift}");
+            cases += 1;
+        }
+    }
+    assert_eq!(cases, 12);
+}
+
 /// Node 0 sends one message to node 1 at each of `at`; arrival times are recorded.
 struct Burst {
     at: Vec<Time>,

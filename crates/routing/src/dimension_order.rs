@@ -28,10 +28,19 @@ pub struct DimensionOrder {
     /// The axes in routing order, with what the per-hop route needs of each.
     steps: Vec<AxisStep>,
     /// Each node's coordinates packed one byte per step, in routing order, when they fit (at
-    /// most 8 steps, every length at most 256): the first axis still to correct is then the
-    /// lowest differing byte of two words.
+    /// most 8 steps, every length at most 256, and the move tables small): the first axis still
+    /// to correct is then the lowest differing byte of two words.
     packed: Option<Vec<u64>>,
+    /// With `packed`: the move from coordinate `c` towards `t` on each step, tabulated
+    /// (`moves[step.moves + c * len + t]`: the local port, and [`CROSSES`] if it takes the
+    /// wrap-around link), so a hop looks its direction up instead of working it out.
+    moves: Vec<u16>,
 }
+
+/// `DimensionOrder::moves`: the move takes the ring's wrap-around link.
+const CROSSES: u16 = 1 << 15;
+/// Most move-table entries (all steps together) built; larger shapes route arithmetically.
+const MAX_MOVES: usize = 1 << 16;
 
 /// One axis as the per-hop route sees it (precomputed so a hop reads one small record).
 #[derive(Debug, Clone, Copy)]
@@ -46,6 +55,8 @@ struct AxisStep {
     two_ring: bool,
     plus: u32,
     minus: u32,
+    /// First entry of this step's move table.
+    moves: u32,
 }
 
 impl DimensionOrder {
@@ -87,7 +98,7 @@ impl DimensionOrder {
         let port_axis = (0..torus.net_ports() + engines).map(|p| torus.port_axis(p).map_or(u16::MAX, |(a, _)| a as u16)).collect();
         // Axes of length 1 never need correcting; the rest are at most 31 (a shape with more
         // axes of length >= 2 would exceed the node limit), so a u32 holds one bit per axis.
-        let steps = order
+        let mut steps = order
             .iter()
             .filter(|&&a| torus.shape()[a] >= 2)
             .map(|&a| {
@@ -100,10 +111,13 @@ impl DimensionOrder {
                     two_ring: wrap && len == 2,
                     plus: torus.port_for(a, 1),
                     minus: torus.port_for(a, -1),
+                    moves: 0,
                 }
             })
             .collect::<Vec<AxisStep>>();
-        let packed = (steps.len() <= 8 && steps.iter().all(|s| s.len <= 256)).then(|| {
+        let table_len: usize = steps.iter().map(|s| (s.len * s.len) as usize).sum();
+        let fits = steps.len() <= 8 && steps.iter().all(|s| s.len <= 256) && table_len <= MAX_MOVES;
+        let packed = fits.then(|| {
             (0..torus.nodes())
                 .map(|n| {
                     let row = torus.coord_row(n);
@@ -111,7 +125,19 @@ impl DimensionOrder {
                 })
                 .collect()
         });
-        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps, packed })
+        let mut moves = Vec::new();
+        if fits {
+            for s in steps.iter_mut() {
+                s.moves = moves.len() as u32;
+                for c in 0..s.len {
+                    for t in 0..s.len {
+                        let (port, crosses) = Self::direction(s, c, t);
+                        moves.push(port as u16 | if crosses { CROSSES } else { 0 });
+                    }
+                }
+            }
+        }
+        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps, packed, moves })
     }
 
     /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
@@ -175,7 +201,7 @@ impl DimensionOrder {
 
     /// The hop, when the routing offers exactly one (one VC per dateline half, one reception
     /// engine): the router then needs no candidate set.
-    #[inline]
+    #[inline(always)]
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
         match self.next(router, in_port, in_vc, dst) {
             Some((port, post)) => {
@@ -195,8 +221,10 @@ impl DimensionOrder {
             let diff = here ^ there;
             if diff != 0 {
                 let i = diff.trailing_zeros() / 8;
-                let (c, t) = ((here >> (8 * i)) as u8, (there >> (8 * i)) as u8);
-                return Some(self.step(&self.steps[i as usize], c as i32, t as i32, in_port, in_vc));
+                let (c, t) = ((here >> (8 * i)) as u8 as u32, (there >> (8 * i)) as u8 as u32);
+                let s = &self.steps[i as usize];
+                let m = self.moves[(s.moves + c * s.len as u32 + t) as usize];
+                return Some(self.leave(s, (m & !CROSSES) as u32, m & CROSSES != 0, in_port, in_vc));
             }
         } else {
             let t = &self.torus;
@@ -220,17 +248,33 @@ impl DimensionOrder {
     /// and whether the packet is past the dateline on it.
     #[inline(always)]
     fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8) -> (u32, bool) {
+        let (port, crosses) = Self::direction(s, c, t);
+        self.leave(s, port, crosses, in_port, in_vc)
+    }
+
+    /// The port of a move along step `s` from coordinate `c` towards `t` (which differ), and
+    /// whether it takes the wrap-around link.
+    #[inline(always)]
+    fn direction(s: &AxisStep, c: i32, t: i32) -> (u32, bool) {
         let d = t - c;
         // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
         // towards the destination on a mesh (see `Torus::offset`).
         let fwd = if d < 0 { d + s.len } else { d };
         let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
-        let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
         // The ring's last coordinate going `+`, its first going `-` (branch-free: the direction
         // is random per packet).
         let edge = (s.len - 1) & (plus as i32).wrapping_neg();
         let crosses = s.wrap & (c == edge);
+        (if plus { s.plus } else { s.minus }, crosses)
+    }
+
+    /// Leave on `port` along step `s` (`crosses`: over the wrap-around link), having entered
+    /// on `in_port`, VC `in_vc`: the port and whether the packet is past the dateline on it
+    /// (it was, and stays on the same axis, or it crosses now).
+    #[inline(always)]
+    fn leave(&self, s: &AxisStep, port: u32, crosses: bool, in_port: u32, in_vc: u8) -> (u32, bool) {
+        let same_axis = self.port_axis.get(in_port as usize) == Some(&s.axis);
         let post = self.dateline & ((same_axis & (in_vc >= self.vcs / 2)) | crosses);
-        (if plus { s.plus } else { s.minus }, post)
+        (port, post)
     }
 }

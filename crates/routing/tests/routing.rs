@@ -123,13 +123,14 @@ proptest! {
 
 #[test]
 fn dor_fast_paths_agree_with_the_general_route() {
-    // Packed coordinates (at most 8 axes of length <= 256) and coordinate rows must give the
-    // same candidates, and the single-hop shortcut must give exactly the one candidate whenever
-    // there is one. The 300-ring and the 9-axis shape cannot be packed: they check that the
-    // fallback is taken.
+    // Packed coordinates with tabulated moves (at most 8 axes of length <= 256) and coordinate
+    // rows with moves worked out per hop must give the same candidates, and the single-hop
+    // shortcut must give exactly the one candidate whenever there is one. The 300-ring and the
+    // 9-axis shape cannot be packed: they check that the fallback is taken.
     let shapes: Vec<(Vec<u32>, Vec<bool>)> = vec![
         (vec![4, 3, 2], vec![true, false, true]),
         (vec![5, 6], vec![true, true]),
+        (vec![8, 5], vec![true, false]),
         (vec![300], vec![true]),
         (vec![2; 9], vec![true; 9]),
     ];

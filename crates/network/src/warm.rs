@@ -1,0 +1,81 @@
+//! Prefetching along the event queue: the hop path's loads miss the first-level cache (its
+//! records are spread over a working set larger than it), and most of its events sit in FIFO
+//! lanes whose next entries are known. Handling an event therefore also asks for the cache lines
+//! that events a little further down its lane will read, so those misses overlap with work
+//! instead of stalling it (see `fabricsim_core::prefetch`). Nothing here changes state: the
+//! functions read records and issue hints, and a run is bit-identical without them.
+//!
+//! Measured (BENCHMARKS.md, session 5): the hop-ready stages remove most of the stall samples on
+//! the packet and input-VC loads of a head-ready event. Prefetching the input VC an output
+//! release will free was tried too: 7% faster on the 158,976-node benchmark, where every miss
+//! goes to memory, but 2% slower on the 8x8x8 one, where the lines come from the second-level
+//! cache and the address (a division) costs more than the wait; it is not done.
+
+use crate::channel;
+use crate::sim::{lane, Core, Ev};
+use fabricsim_core::prefetch;
+
+/// How far ahead (in events of the same lane) the hop path prefetches.
+const AHEAD: u32 = 2;
+
+impl Core {
+    /// Prefetch what coming hop-ready events will read, in three stages along the hop lane so
+    /// each stage reads lines the one before fetched: the packet (`3k` events ahead, `k` =
+    /// [`AHEAD`]), its input VC and looked-ahead output (`2k`), and that output's downstream VC
+    /// (`k`). Injection events are not warmed: they are few, and trying did not pay.
+    #[inline]
+    pub(crate) fn warm_ready(&self) {
+        let k = AHEAD;
+        let slots = self.packets.slots();
+        let at = |i: u32| match self.queue.lane_ahead(lane::HOP_READY, i) {
+            Some(&Ev::Ready(pkt)) => slots.get(pkt as usize),
+            _ => None,
+        };
+        if let Some(p) = at(3 * k) {
+            prefetch(p);
+        }
+        if let Some(p) = at(2 * k) {
+            if let Some(v) = self.vcq.get(p.q as usize) {
+                prefetch(v);
+            }
+            if let Some(o) = self.outs.get(p.out as usize) {
+                prefetch(o);
+            }
+        }
+        if let Some(p) = at(k) {
+            if let Some(o) = self.outs.get(p.out as usize) {
+                if o.class != channel::TERMINAL {
+                    if let Some(d) = self.vcq.get((o.peer * self.vcs + p.out_vc as u32) as usize) {
+                        prefetch(d);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prefetch what the next workload timer will touch when it sends a message: the node's
+    /// engine records and the input VC they feed, and the slab slots the new message and packet
+    /// will take. Timers come out of the heap about once every dozen events, so this runs well
+    /// ahead of the timer.
+    #[inline]
+    pub(crate) fn warm_wake(&self) {
+        if let Some(&Ev::Wake(node)) = self.queue.heap_front() {
+            let e = self.graph.engines;
+            let first = (node * e) as usize;
+            if let Some(o) = self.outs.get(self.total_ports() as usize + first) {
+                prefetch(o);
+            }
+            if let Some(&gp) = self.graph.attach.get(first) {
+                if let Some(v) = self.vcq.get((gp * self.vcs) as usize) {
+                    prefetch(v);
+                }
+            }
+            if let Some(m) = self.messages.next_slot() {
+                prefetch(m);
+            }
+            if let Some(p) = self.packets.next_slot() {
+                prefetch(p);
+            }
+        }
+    }
+}
