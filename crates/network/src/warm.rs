@@ -11,7 +11,6 @@
 //! goes to memory, but 2% slower on the 8x8x8 one, where the lines come from the second-level
 //! cache and the address (a division) costs more than the wait; it is not done.
 
-use crate::channel;
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::prefetch;
 
@@ -44,10 +43,10 @@ impl Core {
         }
         if let Some(p) = at(k) {
             if let Some(o) = self.outs.get(p.out as usize) {
-                if o.class != channel::TERMINAL {
-                    if let Some(d) = self.vcq.get((o.peer * self.vcs + p.out_vc as u32) as usize) {
-                        prefetch(d);
-                    }
+                // An ejection port's `peer` names a node, not a buffer: the hint then fetches a
+                // line nobody needs, which costs less than a branch that mispredicts.
+                if let Some(d) = self.vcq.get(o.peer.wrapping_mul(self.vcs).wrapping_add(p.out_vc as u32) as usize) {
+                    prefetch(d);
                 }
             }
         }
