@@ -45,24 +45,19 @@ impl Core {
     pub(crate) fn request(&mut self, pkt: u32) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
-        let (q, dst, size, seq, hint, prio, ahead, ahead_vc) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint, p.prio, p.out, p.out_vc);
-        let (in_port, in_vc) = self.vcs_div.div_rem(q);
-        let (router, base) = self.router_of(in_port);
-        let h = if ahead != NIL {
+        let (q, size, prio, ahead, ahead_vc) = (p.q, p.wire_bytes, p.prio, p.out, p.out_vc);
+        let (out, vc) = if ahead != NIL {
             // Looked ahead when it was sent here (see `grant`).
-            Hop { port: ahead - base, vc: ahead_vc }
+            (ahead, ahead_vc)
         } else {
-            self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now)
+            self.route_here(pkt, now)
         };
-        let out = base + h.port;
-        let p = self.packets.get_mut(pkt);
-        (p.out, p.out_vc) = (out, h.vc);
-        // The request bit is the input VC's index within the router.
-        let bit = q - base * self.vcs;
         let v = &mut self.vcq[q as usize];
-        (v.bytes, v.out_vc, v.prio) = (size, h.vc, prio);
+        (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         let o = &self.outs[out as usize];
-        if o.req == 0 && o.busy_until <= now && self.credit(out, h.vc) >= size {
+        // The request bit is the input VC's index within the router.
+        let bit = q - o.qbase;
+        if o.req == 0 && o.busy_until <= now && self.credit(out, vc) >= size {
             // The only requester of an idle output with room: arbitration would grant it.
             self.grant(out, bit, q);
             return;
@@ -77,6 +72,20 @@ impl Core {
         if idle {
             self.arbitrate_requests(out, req);
         }
+    }
+
+    /// Route packet `pkt` (no hop looked ahead: a packet just injected, or a routing with
+    /// several candidates) and record its choice: the global output port and VC.
+    #[inline(never)]
+    fn route_here(&mut self, pkt: u32, now: u64) -> (u32, u8) {
+        let p = self.packets.get(pkt);
+        let (q, dst, size, seq, hint) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint);
+        let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        let (router, base) = self.router_of(in_port);
+        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now);
+        let p = self.packets.get_mut(pkt);
+        (p.out, p.out_vc) = (base + h.port, h.vc);
+        (p.out, h.vc)
     }
 
     /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
