@@ -5,7 +5,8 @@
 #
 #   benches/pair.sh ROUNDS BIN_A BIN_B [SCENARIO]
 #
-# Prints the median, min and max packet-hops/s of each binary. Both runs share the L3 cache
+# Prints the median, min and max packet-hops/s of each binary, and the median of the per-round
+# ratio B/A. Both runs share the L3 cache
 # and memory bandwidth, so absolute figures are lower than solo runs; compare them with each
 # other only.
 set -euo pipefail
@@ -24,4 +25,7 @@ done
 stats() { printf '%s\n' "$@" | sort -n | awk '{v[NR]=$1} END {printf "median %s  min %s  max %s (M hops/s, %d runs)\n", v[int((NR+1)/2)], v[1], v[NR], NR}'; }
 echo "A $a: $(stats "${ra[@]}")"
 echo "B $b: $(stats "${rb[@]}")"
+# The ratio of the two runs of each round cancels most of the machine's drift between rounds.
+for i in "${!ra[@]}"; do echo "${rb[$i]} ${ra[$i]}"; done | awk '{print $1 / $2}' | sort -n |
+  awk '{v[NR]=$1} END {printf "B/A per round: median %.3f  quartiles %.3f-%.3f\n", v[int((NR+1)/2)], v[int(NR/4)+1], v[int(3*NR/4)]}'
 rm -r "$tmp"

@@ -23,6 +23,12 @@
 //!   then credits, arriving heads, deliveries, message processing, engine releases, and output
 //!   releases last, so an arbitration at time t sees every request and credit of time t (the
 //!   lane order in `sim.rs`).
+//! * **Lookahead routing.** When the routing gives a single hop (dimension order with one VC per
+//!   dateline half), a grant already computes the packet's output at the next router; the
+//!   request there uses it. This changes no decision (such a route depends on nothing that can
+//!   change meanwhile); it moves the work to where the packet's record is in cache, and lets
+//!   `warm.rs` prefetch what coming events will read. Candidate sets (adaptive routing, several
+//!   reception engines) are still routed and selected at request time.
 //! * **Counters.** Per-port bytes, packets, busy and credit-stall time cover the measurement
 //!   window (snapshots at its start and end).
 //! * **Zero-load latency** of one packet crossing `h` router-to-router links on a direct network
