@@ -11,6 +11,7 @@ use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
 mod ring;
+mod wheel;
 use ring::Ring;
 
 /// An event in the heap. `order` packs the ordering key (high 64 bits) and a sequence number
@@ -20,11 +21,6 @@ struct HeapEntry<E> {
     event: E,
 }
 
-impl<E> HeapEntry<E> {
-    fn key(&self) -> u64 {
-        (self.order >> 64) as u64
-    }
-}
 
 impl<E> PartialEq for HeapEntry<E> {
     fn eq(&self, o: &Self) -> bool {
@@ -101,8 +97,11 @@ pub struct EventQueue<E> {
     /// Ordering key of each lane's last event, 0 when the lane is empty (keys are never 0: a
     /// lane's rank is at least 1). A push compares against this instead of reading the lane.
     backs: [u64; MAX_LANES],
-    /// Ordering key of the heap's top, `u64::MAX` when empty.
+    /// Ordering key of the earliest event outside the lanes (in the wheel or the heap),
+    /// `u64::MAX` when there is none.
     heap_front: u64,
+    /// Events outside the lanes: the near future in a timing wheel, the rest in a heap.
+    wheel: wheel::Wheel<E>,
     heap: BinaryHeap<HeapEntry<E>>,
     seq: u64,
     now: Time,
@@ -132,6 +131,7 @@ impl<E: Copy> EventQueue<E> {
             fronts: [EMPTY; MAX_LANES],
             backs: [0; MAX_LANES],
             heap_front: EMPTY,
+            wheel: wheel::Wheel::new(),
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
@@ -167,7 +167,16 @@ impl<E: Copy> EventQueue<E> {
         self.seq += 1;
         let k = key(time, rank);
         self.heap_front = self.heap_front.min(k);
-        self.heap.push(HeapEntry { order: (k as u128) << 64 | self.seq as u128, event });
+        let order = (k as u128) << 64 | self.seq as u128;
+        if let Err(event) = self.wheel.push(self.now.0, order, event) {
+            self.heap.push(HeapEntry { order, event });
+        }
+    }
+
+    /// Order of the heap's top (`u128::MAX`: empty).
+    #[inline]
+    fn heap_top(&self) -> u128 {
+        self.heap.peek().map_or(u128::MAX, |e| e.order)
     }
 
     /// Schedule `event` at `at` on `lane`; falls back to the heap if that would put the lane out
@@ -237,7 +246,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_time(&self) -> Option<Time> {
         match self.next_source() {
             Some(l) => self.lanes[l].front().map(|e| Time(time_of(e.key))),
-            None => self.heap.peek().map(|e| Time(time_of(e.key()))),
+            None => (self.heap_front != EMPTY).then(|| Time(time_of(self.heap_front))),
         }
     }
 
@@ -249,11 +258,15 @@ impl<E: Copy> EventQueue<E> {
         self.lanes[lane].get(k).map(|e| &e.event)
     }
 
-    /// The heap's next event (events scheduled without a lane, and lane events that fell back
-    /// to it), if any.
+    /// The next event outside the lanes (events scheduled without a lane, and lane events that
+    /// fell back), if any.
     #[inline]
     pub fn heap_front(&self) -> Option<&E> {
-        self.heap.peek().map(|e| &e.event)
+        if self.wheel.front() < self.heap_top() {
+            self.wheel.peek()
+        } else {
+            self.heap.peek().map(|e| &e.event)
+        }
     }
 
     /// Remove the next event and advance `now` to its time.
@@ -271,9 +284,14 @@ impl<E: Copy> EventQueue<E> {
                 (e.key, e.event)
             }
             None => {
-                let e = self.heap.pop()?;
-                self.heap_front = self.heap.peek().map_or(EMPTY, |f| f.key());
-                (e.key(), e.event)
+                let (order, event) = if self.wheel.front() < self.heap_top() {
+                    self.wheel.pop()?
+                } else {
+                    let e = self.heap.pop()?;
+                    (e.order, e.event)
+                };
+                self.heap_front = (self.wheel.front().min(self.heap_top()) >> 64) as u64;
+                ((order >> 64) as u64, event)
             }
         };
         self.current = time;
@@ -293,7 +311,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.lanes.iter().map(|l| l.len()).sum::<usize>()
+        self.heap.len() + self.wheel.len() + self.lanes.iter().map(|l| l.len()).sum::<usize>()
     }
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -433,13 +451,18 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn pops_like_the_reference(ops in proptest::collection::vec((0u64..2_000, 0usize..4, proptest::bool::ANY), 0..300)) {
+        fn pops_like_the_reference(
+            ops in proptest::collection::vec((0u64..2_000, 0usize..4, proptest::bool::ANY), 0..300),
+            spread in proptest::sample::select(vec![1u64, 1_500, 3_000]),
+        ) {
             // Times are offsets from now, many of them equal; a quarter of the events name no
-            // lane; a pop follows some pushes, so lanes drain and refill.
+            // lane; a pop follows some pushes, so lanes drain and refill. `spread` 1 crowds the
+            // timing wheel's buckets (the rest goes to the heap); 1,500 and 3,000 spread events
+            // over about one and two turns of the wheel (beyond it: the heap).
             let mut q = EventQueue::with_lanes(3);
             let mut r = Reference { lanes: vec![Vec::new(); 3], ..Default::default() };
             for (i, &(dt, lane, pop)) in ops.iter().enumerate() {
-                let t = q.now().0 + dt / 100 * 100;
+                let t = q.now().0 + dt / 100 * 100 * spread;
                 match lane {
                     3 => q.schedule(Time(t), i),
                     l => q.schedule_on(l, Time(t), i),
