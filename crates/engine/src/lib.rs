@@ -77,7 +77,9 @@ fn time_of(key: u64) -> u64 {
 /// A simulator schedules most events a fixed delay after "now" (a link latency, a router
 /// pipeline, a credit return), so events of one kind arrive already in time order. Each such
 /// kind gets a lane, a FIFO where push and pop are O(1) over contiguous memory; an event that
-/// would break a lane's order, or that names no lane, goes to a binary heap.
+/// would break a lane's order, or that names no lane, goes to a timing wheel when it falls in
+/// the near future (`wheel.rs`), else to a binary heap. Wheel and heap keep one order (below);
+/// "the heap" in what follows means both.
 ///
 /// **Order.** Events come out in time order. Events at the same time come out by *rank*: first
 /// those scheduled with [`schedule`](Self::schedule) (rank 0), then those of lane 0, lane 1, ...
