@@ -204,6 +204,9 @@ pub struct Core {
     /// Whether credit returns nobody waits for may travel without an event (see
     /// [`crate::records`]).
     pub(crate) silent_credits: bool,
+    /// Whether output releases prefetch ahead (see [`crate::warm`]): only when the input VC
+    /// records outgrow the second-level cache.
+    pub(crate) warm_releases: bool,
     /// Whether a grant looks the packet's next hop up (when the routing gives a single one)
     /// instead of leaving it to the packet's request at the next router.
     pub(crate) lookahead: bool,
@@ -352,6 +355,7 @@ impl<W: Workload> Simulation<W> {
                 v.credits = params.buffer_bytes;
             }
         }
+        let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
         let stall = vec![Stall::default(); outs.len()];
         let requested = vec![0; outs.len().div_ceil(64)];
         let nodes = graph.nodes as usize;
@@ -383,6 +387,7 @@ impl<W: Workload> Simulation<W> {
             check_stop: true,
             silent_credits: true,
             lookahead: true,
+            warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
             out: Outcome {
@@ -437,6 +442,14 @@ impl<W: Workload> Simulation<W> {
         self
     }
 
+    /// Prefetch ahead of output releases whatever the network's size (normally only above
+    /// [`crate::warm::WARM_RELEASES_ABOVE`] bytes of input-VC records). Only speed changes.
+    #[doc(hidden)]
+    pub fn with_release_prefetch(mut self) -> Self {
+        self.core.warm_releases = true;
+        self
+    }
+
     pub fn graph(&self) -> &PortGraph {
         &self.core.graph
     }
@@ -469,6 +482,9 @@ impl<W: Workload> Simulation<W> {
                 c.on_ready(pkt)
             }
             Ev::OutFree { out, bit } => {
+                if c.warm_releases {
+                    c.warm_out_free();
+                }
                 let q = c.first_vc_of(out) + bit as u32;
                 let bytes = c.vcq[q as usize].bytes;
                 c.on_out_free(out, q, bytes);

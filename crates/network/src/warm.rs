@@ -6,16 +6,20 @@
 //! functions read records and issue hints, and a run is bit-identical without them.
 //!
 //! Measured (BENCHMARKS.md, session 5): the hop-ready stages remove most of the stall samples on
-//! the packet and input-VC loads of a head-ready event. Prefetching the input VC an output
-//! release will free was tried too: 7% faster on the 158,976-node benchmark, where every miss
-//! goes to memory, but 2% slower on the 8x8x8 one, where the lines come from the second-level
-//! cache and the address (a division) costs more than the wait; it is not done.
+//! the packet and input-VC loads of a head-ready event. Output releases prefetch the input VC
+//! they will free only when the input-VC records outgrow the second-level cache: on the 8x8x8
+//! benchmark (229 KB of them) that prefetch cost 2-3% (the lines come from the second-level
+//! cache, and the address costs a division), on a 16x16x16 torus it gains about 13%.
 
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::prefetch;
 
 /// How far ahead (in events of the same lane) the hop path prefetches.
 const AHEAD: u32 = 2;
+
+/// Input-VC records (bytes) above which output releases prefetch the VC they free: below, the
+/// records stay in the second-level cache and the prefetch costs more than it saves.
+pub(crate) const WARM_RELEASES_ABOVE: usize = 1 << 20;
 
 impl Core {
     /// Prefetch what coming hop-ready events will read, in three stages along the hop lane so
@@ -74,6 +78,16 @@ impl Core {
             }
             if let Some(p) = self.packets.next_slot() {
                 prefetch(p);
+            }
+        }
+    }
+
+    /// Prefetch the input VC that the output-free event [`AHEAD`] places ahead will release.
+    #[inline]
+    pub(crate) fn warm_out_free(&self) {
+        if let Some(&Ev::OutFree { out, bit }) = self.queue.lane_ahead(lane::OUT_FREE, AHEAD) {
+            if let Some(v) = self.vcq.get((self.first_vc_of(out) + bit as u32) as usize) {
+                prefetch(v);
             }
         }
     }

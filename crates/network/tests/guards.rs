@@ -273,11 +273,12 @@ fn silent_credit_returns_change_only_the_event_count() {
 }
 
 #[test]
-fn lookahead_routing_changes_nothing() {
+fn lookahead_routing_and_prefetching_change_nothing() {
     // Grants look the next hop up (lookahead routing); requests route only packets without one.
-    // Runs with and without it must be identical to the picosecond, with the same events:
-    // credit-bound floods on an 8-ring (dateline VCs, one and two engines, two and four VCs)
-    // and on a 4x3 torus-by-mesh (axis changes reset the dateline half).
+    // Runs with and without it, and with the release prefetch small networks skip, must be
+    // identical to the picosecond, with the same events: credit-bound floods on an 8-ring
+    // (dateline VCs, one and two engines, two and four VCs) and on a 4x3 torus-by-mesh (axis
+    // changes reset the dateline half).
     let torus = |shape: Vec<u32>, wrap: Vec<bool>, p: &NetworkParams| {
         let t = Torus::new(shape, Some(wrap), None).unwrap();
         let g = t.build_graph(p.engines);
@@ -294,17 +295,19 @@ fn lookahead_routing_changes_nothing() {
         p.engines = engines;
         let n: u32 = shape.iter().product();
         for shift in [1, n / 2, n - 1] {
-            let run = |lookahead: bool| {
+            let run = |lookahead: bool, release_prefetch: bool| {
                 let (g, r) = torus(shape.clone(), wrap.clone(), &p);
                 let sim = Simulation::new(g, r, p.clone(), Flood { n, shift, depth: 6 }).unwrap();
-                let mut sim = if lookahead { sim } else { sim.without_lookahead() };
+                let sim = if lookahead { sim } else { sim.without_lookahead() };
+                let mut sim = if release_prefetch { sim.with_release_prefetch() } else { sim };
                 let o = sim.run(limits(), |_| {}).unwrap();
                 let ports: Vec<(u64, u64, u64)> = sim.port_counters().iter().map(|c| (c.bytes, c.busy_ps, c.stall_ps)).collect();
                 (o.sim_time, o.events, o.packets_delivered, o.packet_hops, o.message_latency.summary(), ports)
             };
-            let (a, b) = (run(true), run(false));
+            let (a, b, c) = (run(true, false), run(false, false), run(true, true));
             assert!(a.2 >= 6 * n as u64, "{shape:?} shift {shift}: {} delivered", a.2);
-            assert_eq!(a, b, "{shape:?} engines {engines} vcs {vcs} shift {shift}");
+            assert_eq!(a, b, "lookahead, {shape:?} engines {engines} vcs {vcs} shift {shift}");
+            assert_eq!(a, c, "release prefetch, {shape:?} engines {engines} vcs {vcs} shift {shift}");
             cases += 1;
         }
     }
