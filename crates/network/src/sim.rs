@@ -504,6 +504,9 @@ impl<W: Workload> Simulation<W> {
                 }
             }
             Ev::EjectDone(pkt) => {
+                if c.warm_releases {
+                    c.warm_out_free();
+                }
                 let p = c.packets.get(pkt);
                 let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
                 if let Some(d) = c.deliver(pkt) {

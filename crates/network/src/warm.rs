@@ -82,13 +82,51 @@ impl Core {
         }
     }
 
-    /// Prefetch the input VC that the output-free event [`AHEAD`] places ahead will release.
+    /// Prefetch, along the release lane, what coming releases will read: the input VC an
+    /// output release frees (`3k` ahead), the packet behind it, which may request next (`2k`),
+    /// and that packet's looked-ahead output (`k`); for an ejection into an on-chip NIC, the
+    /// packet (`2k`), then its message and input VC (`k`).
     #[inline]
     pub(crate) fn warm_out_free(&self) {
-        if let Some(&Ev::OutFree { out, bit }) = self.queue.lane_ahead(lane::OUT_FREE, AHEAD) {
-            if let Some(v) = self.vcq.get((self.first_vc_of(out) + bit as u32) as usize) {
+        let k = AHEAD;
+        let slots = self.packets.slots();
+        let vc_of = |out: u32, bit: u8| self.vcq.get((self.first_vc_of(out) + bit as u32) as usize);
+        if let Some(&Ev::OutFree { out, bit }) = self.queue.lane_ahead(lane::OUT_FREE, 3 * k) {
+            if let Some(v) = vc_of(out, bit) {
                 prefetch(v);
             }
+        }
+        match self.queue.lane_ahead(lane::OUT_FREE, 2 * k) {
+            Some(&Ev::OutFree { out, bit }) => {
+                if let Some(p) = vc_of(out, bit).and_then(|v| slots.get(v.head as usize)) {
+                    prefetch(p);
+                }
+            }
+            Some(&Ev::EjectDone(pkt)) => {
+                if let Some(p) = slots.get(pkt as usize) {
+                    prefetch(p);
+                }
+            }
+            _ => {}
+        }
+        match self.queue.lane_ahead(lane::OUT_FREE, k) {
+            Some(&Ev::OutFree { out, bit }) => {
+                let next = vc_of(out, bit).and_then(|v| slots.get(v.head as usize));
+                if let Some(o) = next.and_then(|p| self.outs.get(p.out as usize)) {
+                    prefetch(o);
+                }
+            }
+            Some(&Ev::EjectDone(pkt)) => {
+                if let Some(p) = slots.get(pkt as usize) {
+                    if let Some(m) = self.messages.slots().get(p.msg as usize) {
+                        prefetch(m);
+                    }
+                    if let Some(v) = self.vcq.get(p.q as usize) {
+                        prefetch(v);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 }
