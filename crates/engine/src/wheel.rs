@@ -1,25 +1,32 @@
 //! A timing wheel for events that fit no lane: workload timers, mostly, which a node re-arms a
 //! random interval ahead each time one fires.
 //!
-//! Time is cut into buckets of 512 ps ([`SHIFT`]), [`BUCKETS`] of them in a ring covering
-//! the near future. An event goes into the bucket of its time (an unsorted list, in a slab), and
-//! an occupancy bitmap finds the next non-empty bucket; the earliest event of a bucket is found
-//! by scanning it. Scheduling is therefore O(1), and taking the earliest event costs a bitmap
-//! scan and a short list walk, where a binary heap walks about log2(n) levels with a dependent
-//! load and an unpredictable comparison at each.
+//! Time is cut into buckets (512 ps to start with), a power of two of them in a ring covering
+//! the near future (about 2.1 us). An event goes into the bucket of its time (an unsorted list,
+//! in a slab), and an occupancy bitmap finds the next non-empty bucket; the earliest event of a
+//! bucket is found by scanning it. Scheduling is therefore O(1), and taking the earliest event
+//! costs a bitmap scan and a short list walk, where a binary heap walks about log2(n) levels
+//! with a dependent load and an unpredictable comparison at each.
 //!
 //! The wheel refuses an event beyond its horizon or into a bucket that already holds
 //! [`CROWDED`] events (dense timers would make the scan long); the queue keeps those in its
 //! heap and takes whichever of the two fronts comes first, so the order of events is exactly
-//! the heap's: by `order` (ordering key, then sequence number).
+//! the heap's: by `order` (ordering key, then sequence number). When many events are refused
+//! for crowding (a large machine's timers: one per node), the wheel halves its bucket width and
+//! doubles its buckets, keeping the horizon, up to [`MAX_BUCKETS`].
 
 const NIL: u32 = u32::MAX;
-/// log2 of the bucket width in picoseconds: 512 ps.
+/// log2 of the starting bucket width in picoseconds: 512 ps.
 const SHIFT: u32 = 9;
-/// Buckets in the ring: a horizon of about 2.1 us.
+/// Buckets in the ring to start with: a horizon of about 2.1 us.
 pub(crate) const BUCKETS: usize = 4096;
+/// Most buckets the wheel grows to (with 1 ps buckets, 4 bytes of list head and 1 of count
+/// each: about 5 MB).
+pub(crate) const MAX_BUCKETS: usize = 1 << 20;
 /// Most events a bucket takes.
 pub(crate) const CROWDED: u8 = 8;
+/// Scheduling attempts between checks of how many were refused for crowding.
+const REVIEW_EVERY: u32 = 4096;
 
 #[derive(Clone, Copy)]
 struct Slot<E> {
@@ -32,14 +39,19 @@ pub(crate) struct Wheel<E> {
     slots: Vec<Slot<E>>,
     /// Free slots, linked through `next`.
     free: u32,
-    /// First slot of each bucket's list.
-    heads: Vec<u32>,
+    /// log2 of the bucket width in ps.
+    shift: u32,
+    /// First slot of each bucket's list (the length is the number of buckets, a power of two).
+    pub(crate) heads: Vec<u32>,
     counts: Vec<u8>,
     /// One bit per bucket: non-empty.
     occupied: Vec<u64>,
     len: usize,
     /// Order of the earliest event, `u128::MAX` when empty.
     front: u128,
+    /// Scheduling attempts, and those refused for crowding, since the last review.
+    attempts: u32,
+    crowded: u32,
 }
 
 /// The time in an `order` (see the queue's ordering key: time, then 4 rank bits, then the
@@ -49,22 +61,29 @@ fn time_of(order: u128) -> u64 {
     (order >> (64 + crate::RANK_BITS)) as u64
 }
 
-#[inline]
-fn bucket_of(time: u64) -> usize {
-    (time >> SHIFT) as usize & (BUCKETS - 1)
-}
-
 impl<E: Copy> Wheel<E> {
     pub(crate) fn new() -> Self {
+        Self::with_buckets(SHIFT, BUCKETS)
+    }
+
+    fn with_buckets(shift: u32, buckets: usize) -> Self {
         Wheel {
             slots: Vec::new(),
             free: NIL,
-            heads: vec![NIL; BUCKETS],
-            counts: vec![0; BUCKETS],
-            occupied: vec![0; BUCKETS / 64],
+            shift,
+            heads: vec![NIL; buckets],
+            counts: vec![0; buckets],
+            occupied: vec![0; buckets / 64],
             len: 0,
             front: u128::MAX,
+            attempts: 0,
+            crowded: 0,
         }
+    }
+
+    #[inline]
+    fn bucket_of(&self, time: u64) -> usize {
+        (time >> self.shift) as usize & (self.heads.len() - 1)
     }
 
     #[inline]
@@ -85,14 +104,29 @@ impl<E: Copy> Wheel<E> {
 
     /// Take `event` (at `order`; its time is at least `now`) unless it lies beyond the horizon
     /// or its bucket is crowded; it is handed back then.
+    ///
+    /// Every [`REVIEW_EVERY`] attempts, if over a quarter were refused for crowding, the wheel
+    /// first grows: finer buckets, same horizon. Events that no longer fit are returned then,
+    /// in `spill`, for the caller to keep elsewhere.
     #[inline]
-    pub(crate) fn push(&mut self, now: u64, order: u128, event: E) -> Result<(), E> {
+    pub(crate) fn push(&mut self, now: u64, order: u128, event: E, spill: &mut Vec<(u128, E)>) -> Result<(), E> {
+        self.attempts += 1;
+        if self.attempts == REVIEW_EVERY {
+            self.review(now, spill);
+        }
+        self.insert(now, order, event)
+    }
+
+    /// [`Wheel::push`] without the review.
+    #[inline]
+    fn insert(&mut self, now: u64, order: u128, event: E) -> Result<(), E> {
         let time = time_of(order);
-        if (time >> SHIFT) - (now >> SHIFT) >= BUCKETS as u64 {
+        if (time >> self.shift) - (now >> self.shift) >= self.heads.len() as u64 {
             return Err(event);
         }
-        let b = bucket_of(time);
+        let b = self.bucket_of(time);
         if self.counts[b] >= CROWDED {
+            self.crowded += 1;
             return Err(event);
         }
         let slot = Slot { order, event, next: self.heads[b] };
@@ -113,10 +147,34 @@ impl<E: Copy> Wheel<E> {
         Ok(())
     }
 
+    /// Grow (half the bucket width, twice the buckets) if many attempts were refused for
+    /// crowding since the last review.
+    #[cold]
+    fn review(&mut self, now: u64, spill: &mut Vec<(u128, E)>) {
+        let crowded = self.crowded > REVIEW_EVERY / 4;
+        (self.attempts, self.crowded) = (0, 0);
+        if !crowded || self.shift == 0 || self.heads.len() >= MAX_BUCKETS {
+            return;
+        }
+        let mut grown = Self::with_buckets(self.shift - 1, self.heads.len() * 2);
+        for b in 0..self.heads.len() {
+            let mut i = self.heads[b];
+            while i != NIL {
+                let s = self.slots[i as usize];
+                if let Err(event) = grown.insert(now, s.order, s.event) {
+                    spill.push((s.order, event));
+                }
+                i = s.next;
+            }
+        }
+        grown.crowded = 0;
+        *self = grown;
+    }
+
     /// The slot before the one holding `order` in its bucket's list (`NIL`: it is the head),
     /// and that slot.
     fn find(&self, order: u128) -> (u32, u32) {
-        let (mut prev, mut i) = (NIL, self.heads[bucket_of(time_of(order))]);
+        let (mut prev, mut i) = (NIL, self.heads[self.bucket_of(time_of(order))]);
         while self.slots[i as usize].order != order {
             (prev, i) = (i, self.slots[i as usize].next);
         }
@@ -129,7 +187,7 @@ impl<E: Copy> Wheel<E> {
             return None;
         }
         let order = self.front;
-        let b = bucket_of(time_of(order));
+        let b = self.bucket_of(time_of(order));
         let (prev, i) = self.find(order);
         let Slot { event, next, .. } = self.slots[i as usize];
         if prev == NIL {
@@ -155,7 +213,7 @@ impl<E: Copy> Wheel<E> {
         if self.len == 0 {
             return u128::MAX;
         }
-        let words = BUCKETS / 64;
+        let words = self.occupied.len();
         let (w0, bit0) = (b / 64, b % 64);
         // The first word from bucket `b` on, then the following words around the ring (the
         // first word again, whole, for buckets before `b` in it).
@@ -195,44 +253,63 @@ mod tests {
 
     #[test]
     fn refuses_beyond_the_horizon_and_into_crowded_buckets() {
-        let mut w = Wheel::new();
+        let (mut w, mut spill) = (Wheel::new(), Vec::new());
         let now = 5 * WIDTH + 3;
-        assert!(w.push(now, order(now + (BUCKETS as u64 - 6) * WIDTH, 1), 'a').is_ok());
-        assert_eq!(w.push(now, order(now + BUCKETS as u64 * WIDTH, 2), 'b'), Err('b'));
+        assert!(w.push(now, order(now + (BUCKETS as u64 - 6) * WIDTH, 1), 'a', &mut spill).is_ok());
+        assert_eq!(w.push(now, order(now + BUCKETS as u64 * WIDTH, 2), 'b', &mut spill), Err('b'));
         for s in 0..CROWDED as u64 {
-            assert!(w.push(now, order(now + 10, 10 + s), 'c').is_ok());
+            assert!(w.push(now, order(now + 10, 10 + s), 'c', &mut spill).is_ok());
         }
-        assert_eq!(w.push(now, order(now + 11, 99), 'd'), Err('d'));
+        assert_eq!(w.push(now, order(now + 11, 99), 'd', &mut spill), Err('d'));
         assert_eq!(w.len(), 1 + CROWDED as usize);
+        assert!(spill.is_empty());
+    }
+
+    /// Push `n` events `gap` ps apart (after `now`), popping one after every `pop_every`
+    /// pushes; returns every order popped or refused, and the wheel.
+    fn churn(n: u64, gap: u64, pop_every: u64) -> (Vec<u128>, Vec<u128>, Wheel<u64>) {
+        let (mut w, mut spill) = (Wheel::new(), Vec::new());
+        let (mut now, mut popped, mut elsewhere) = (0u64, Vec::new(), Vec::new());
+        for seq in 1..=n {
+            let t = now + (seq * 7919 * gap) % (BUCKETS as u64 * WIDTH / 2);
+            if w.push(now, order(t, seq), seq, &mut spill).is_err() {
+                elsewhere.push(order(t, seq));
+            }
+            elsewhere.extend(spill.drain(..).map(|(o, e)| {
+                assert_eq!(o & u64::MAX as u128, e as u128);
+                o
+            }));
+            if seq % pop_every == 0 {
+                let (o, e) = w.pop().unwrap();
+                assert_eq!(o & u64::MAX as u128, e as u128);
+                now = time_of(o);
+                popped.push(o);
+            }
+        }
+        while let Some((o, _)) = w.pop() {
+            popped.push(o);
+        }
+        (popped, elsewhere, w)
     }
 
     #[test]
     fn pops_in_order_across_the_ring() {
         // Times spread over more than one turn of the ring, pushed as time advances, so
         // buckets are reused; equal times keep their sequence order.
-        let mut w = Wheel::new();
-        let (mut now, mut seq, mut want) = (0u64, 0u64, Vec::new());
-        let mut got = Vec::new();
-        for step in 0..3000u64 {
-            let t = now + (step * 7919) % (BUCKETS as u64 * WIDTH / 2);
-            seq += 1;
-            if w.push(now, order(t, seq), seq).is_ok() {
-                want.push(order(t, seq));
-            }
-            if step % 3 == 2 {
-                let (o, e) = w.pop().unwrap();
-                assert_eq!(o & u64::MAX as u128, e as u128);
-                now = time_of(o);
-                got.push(o);
-            }
-        }
-        while let Some((o, _)) = w.pop() {
-            got.push(o);
-        }
-        assert!(got.windows(2).all(|p| p[0] < p[1]), "out of order");
-        want.sort_unstable();
-        got.sort_unstable();
-        assert_eq!(got, want);
-        assert_eq!((w.len(), w.front()), (0, u128::MAX));
+        let (popped, elsewhere, w) = churn(3000, 1, 3);
+        assert!(popped.windows(2).all(|p| p[0] < p[1]), "out of order");
+        assert_eq!(popped.len() + elsewhere.len(), 3000);
+        assert_eq!((w.len(), w.front(), w.shift), (0, u128::MAX, SHIFT), "sparse: no growth");
+    }
+
+    #[test]
+    fn crowded_buckets_make_the_wheel_finer() {
+        // 20,000 events kept pending over a few hundred buckets: most are refused at first,
+        // then the wheel refines until they fit; nothing is lost or reordered.
+        let (popped, elsewhere, w) = churn(40_000, 1, 2);
+        assert!(popped.windows(2).all(|p| p[0] < p[1]), "out of order");
+        assert_eq!(popped.len() + elsewhere.len(), 40_000);
+        assert!(w.shift < SHIFT && w.heads.len() > BUCKETS, "shift {} buckets {}", w.shift, w.heads.len());
+        assert!(popped.len() > 20_000, "after growing, most events fit: {} of 40000", popped.len());
     }
 }
