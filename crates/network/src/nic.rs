@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{Message, Packet, NIL};
+use crate::packet::{Message, Packet, NIL, NO_HINT};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::{NodeId, Time};
 
@@ -131,6 +131,16 @@ impl Core {
         let lat = self.timing.latency(channel::ENGINE);
         let seq = self.next_seq;
         self.next_seq += 1;
+        // Lookahead routing (see `grant`): the first router's output, when the routing gives a
+        // single hop and no hint forces one.
+        let (mut out, mut out_vc) = (NIL, 0);
+        if self.lookahead && msg.hint == NO_HINT {
+            let port = self.graph.attach[qi];
+            let (router, base) = self.router_of(port);
+            if let Some(h) = self.routing.route_single(router, port - base, vc as u8, msg.dst) {
+                (out, out_vc) = (base + h.port, h.vc);
+            }
+        }
         let pkt = self.packets.insert(Packet {
             seq,
             msg: m,
@@ -141,8 +151,8 @@ impl Core {
             tail: start + lat + ser,
             next: NIL,
             q,
-            out: NIL,
-            out_vc: 0,
+            out,
+            out_vc,
             prio: msg.prio,
             ready: false,
             hint: msg.hint,
