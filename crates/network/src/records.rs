@@ -26,8 +26,10 @@ use fabricsim_stats::PortCounters;
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
 pub(crate) struct OutPort {
-    /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this output.
-    pub req: u128,
+    /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this
+    /// output, as two 64-bit words (see [`OutPort::requests`]): a bit is set and cleared in
+    /// its word alone, cheaper than shifting a 128-bit mask.
+    pub req: [u64; 2],
     /// When the current transmission ends.
     pub busy_until: u64,
     /// What it has sent: bytes, packets, and busy time (credit-stall time is kept apart, in
@@ -52,9 +54,44 @@ pub(crate) struct OutPort {
 
 const _: () = assert!(std::mem::size_of::<OutPort>() == 64);
 
+impl OutPort {
+    /// Whether some input VC requests this output.
+    #[inline]
+    pub(crate) fn requested(&self) -> bool {
+        self.req[0] | self.req[1] != 0
+    }
+
+    /// The request mask as one value (bit `i`: input VC `i` of the router).
+    #[inline]
+    pub(crate) fn requests(&self) -> u128 {
+        (self.req[1] as u128) << 64 | self.req[0] as u128
+    }
+
+    /// Add request bit `bit` (below 128); returns the new mask (computed in registers, not read
+    /// back from memory).
+    #[inline]
+    pub(crate) fn add_request(&mut self, bit: u32) -> u128 {
+        let mut r = self.req;
+        r[(bit >> 6) as usize & 1] |= 1 << (bit & 63);
+        self.req = r;
+        (r[1] as u128) << 64 | r[0] as u128
+    }
+
+    /// Remove request bit `bit`, which is set; returns whether it was the only one.
+    #[inline]
+    pub(crate) fn take_request(&mut self, bit: u32) -> bool {
+        let (w, m) = ((bit >> 6) as usize & 1, 1u64 << (bit & 63));
+        // Both words are read before the store (reading back a word just cleared in memory
+        // would wait on store forwarding).
+        let last = (self.req[w] ^ m) | self.req[w ^ 1] == 0;
+        self.req[w] &= !m;
+        last
+    }
+}
+
 impl Default for OutPort {
     fn default() -> Self {
-        OutPort { req: 0, busy_until: 0, bytes: 0, packets: 0, busy_ps: 0, qbase: 0, peer: NIL, rr: 0, class: channel::ENGINE, stalled: false }
+        OutPort { req: [0; 2], busy_until: 0, bytes: 0, packets: 0, busy_ps: 0, qbase: 0, peer: NIL, rr: 0, class: channel::ENGINE, stalled: false }
     }
 }
 

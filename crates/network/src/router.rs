@@ -57,16 +57,15 @@ impl Core {
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q - o.qbase;
-        if o.req == 0 && o.busy_until <= now && self.credit(out, vc) >= size {
+        if !o.requested() && o.busy_until <= now && self.credit(out, vc) >= size {
             // The only requester of an idle output with room: arbitration would grant it.
             self.grant(out, bit, q);
             return;
         }
         // The new mask goes to arbitration as a value: reading it back from memory right after
-        // the compiler's narrow in-memory update would stall on store forwarding.
+        // the in-memory update would stall on store forwarding.
         let o = &mut self.outs[out as usize];
-        let req = o.req | 1u128 << bit;
-        o.req = req;
+        let req = o.add_request(bit);
         let idle = o.busy_until <= now;
         self.requested[out as usize / 64] |= 1 << (out % 64);
         if idle {
@@ -138,8 +137,8 @@ impl Core {
     pub(crate) fn arbitrate(&mut self, out: u32) {
         // Most calls find the output busy or unrequested: that check stays inline.
         let o = &self.outs[out as usize];
-        if o.busy_until <= self.queue.now().ps() && o.req != 0 {
-            self.arbitrate_requests(out, o.req);
+        if o.busy_until <= self.queue.now().ps() && o.requested() {
+            self.arbitrate_requests(out, o.requests());
         }
     }
 
@@ -206,11 +205,7 @@ impl Core {
         v.flags |= BUSY;
         let out_vc = v.out_vc;
         let o = &mut outs[out as usize];
-        // Whether this was the only request, read before the bit is cleared: reading the mask
-        // back after the compiler's narrow in-memory clear stalls on store forwarding.
-        let last = o.req == 1u128 << bit;
-        o.req &= !(1u128 << bit);
-        if last {
+        if o.take_request(bit) {
             requested[out as usize / 64] &= !(1 << (out % 64));
         }
         o.rr = bit as u8;
