@@ -5,9 +5,9 @@
 #
 #   benches/pair.sh ROUNDS BIN_A BIN_B [SCENARIO]
 #
-# Prints the median, min and max packet-hops/s of each binary, and the median of the per-round
-# ratio B/A. Both runs share the L3 cache
-# and memory bandwidth, so absolute figures are lower than solo runs; compare them with each
+# Prints the median, min and max packet-hops/s of each binary, and the median and quartiles of
+# the per-round ratio B/A. Both runs share the L3 cache and memory bandwidth, so absolute figures
+# are lower than solo runs (and memory-bound scenarios are slowed more); compare them with each
 # other only.
 set -euo pipefail
 rounds=$1; a=$2; b=$3
@@ -27,5 +27,5 @@ echo "A $a: $(stats "${ra[@]}")"
 echo "B $b: $(stats "${rb[@]}")"
 # The ratio of the two runs of each round cancels most of the machine's drift between rounds.
 for i in "${!ra[@]}"; do echo "${rb[$i]} ${ra[$i]}"; done | awk '{print $1 / $2}' | sort -n |
-  awk '{v[NR]=$1} END {printf "B/A per round: median %.3f  quartiles %.3f-%.3f\n", v[int((NR+1)/2)], v[int(NR/4)+1], v[int(3*NR/4)]}'
+  awk '{v[NR]=$1} END {printf "B/A per round: median %.3f  quartiles %.3f-%.3f\n", v[int((NR+1)/2)], v[int(NR/4)+1], v[int((3*NR+3)/4)]}'
 rm -r "$tmp"

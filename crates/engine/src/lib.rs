@@ -21,7 +21,6 @@ struct HeapEntry<E> {
     event: E,
 }
 
-
 impl<E> PartialEq for HeapEntry<E> {
     fn eq(&self, o: &Self) -> bool {
         self.order == o.order
@@ -101,11 +100,9 @@ pub struct EventQueue<E> {
     backs: [u64; MAX_LANES],
     /// Ordering key of the earliest event outside the lanes (in the wheel or the heap),
     /// `u64::MAX` when there is none.
-    heap_front: u64,
+    off_lane_key: u64,
     /// Events outside the lanes: the near future in a timing wheel, the rest in a heap.
     wheel: wheel::Wheel<E>,
-    /// Scratch: events a growing wheel hands back (empty between calls).
-    spill: Vec<(u128, E)>,
     heap: BinaryHeap<HeapEntry<E>>,
     seq: u64,
     now: Time,
@@ -134,9 +131,8 @@ impl<E: Copy> EventQueue<E> {
             lane_count: lanes,
             fronts: [EMPTY; MAX_LANES],
             backs: [0; MAX_LANES],
-            heap_front: EMPTY,
+            off_lane_key: EMPTY,
             wheel: wheel::Wheel::new(),
-            spill: Vec::new(),
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
             now: Time::ZERO,
@@ -171,13 +167,9 @@ impl<E: Copy> EventQueue<E> {
     fn push_heap(&mut self, time: u64, rank: usize, event: E) {
         self.seq += 1;
         let k = key(time, rank);
-        self.heap_front = self.heap_front.min(k);
+        self.off_lane_key = self.off_lane_key.min(k);
         let order = (k as u128) << 64 | self.seq as u128;
-        if let Err(event) = self.wheel.push(self.now.0, order, event, &mut self.spill) {
-            self.heap.push(HeapEntry { order, event });
-        }
-        // Events a growing wheel could not keep.
-        for (order, event) in self.spill.drain(..) {
+        if let Err(event) = self.wheel.push(self.now.0, order, event) {
             self.heap.push(HeapEntry { order, event });
         }
     }
@@ -222,8 +214,8 @@ impl<E: Copy> EventQueue<E> {
     fn next_source(&self) -> Option<usize> {
         let f = &self.fronts;
         let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
-        // `m < heap_front` also rules out "everything empty" (`heap_front` is at most EMPTY).
-        if m < self.heap_front {
+        // `m < off_lane_key` also rules out "everything empty" (`off_lane_key` is at most EMPTY).
+        if m < self.off_lane_key {
             Some(((m & ((1 << RANK_BITS) - 1)) as usize).wrapping_sub(1) & (MAX_LANES - 1))
         } else {
             None
@@ -255,7 +247,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn peek_time(&self) -> Option<Time> {
         match self.next_source() {
             Some(l) => self.lanes[l].front().map(|e| Time(time_of(e.key))),
-            None => (self.heap_front != EMPTY).then(|| Time(time_of(self.heap_front))),
+            None => (self.off_lane_key != EMPTY).then(|| Time(time_of(self.off_lane_key))),
         }
     }
 
@@ -270,7 +262,7 @@ impl<E: Copy> EventQueue<E> {
     /// The next event outside the lanes (events scheduled without a lane, and lane events that
     /// fell back), if any.
     #[inline]
-    pub fn heap_front(&self) -> Option<&E> {
+    pub fn off_lane_front(&self) -> Option<&E> {
         if self.wheel.front() < self.heap_top() {
             self.wheel.peek()
         } else {
@@ -299,7 +291,7 @@ impl<E: Copy> EventQueue<E> {
                     let e = self.heap.pop()?;
                     (e.order, e.event)
                 };
-                self.heap_front = (self.wheel.front().min(self.heap_top()) >> 64) as u64;
+                self.off_lane_key = (self.wheel.front().min(self.heap_top()) >> 64) as u64;
                 ((order >> 64) as u64, event)
             }
         };
@@ -349,7 +341,7 @@ mod tests {
     }
 
     #[test]
-    fn lane_ahead_and_heap_front_show_what_comes_next() {
+    fn lane_ahead_and_off_lane_front_show_what_comes_next() {
         let mut q = EventQueue::with_lanes(2);
         for (t, e) in [(10, 'a'), (20, 'b'), (30, 'c')] {
             q.schedule_on(1, Time(t), e);
@@ -360,14 +352,14 @@ mod tests {
         let ahead = |q: &EventQueue<char>| (0..4).map(|k| q.lane_ahead(1, k).copied()).collect::<Vec<_>>();
         assert_eq!(ahead(&q), vec![Some('a'), Some('b'), Some('c'), None]);
         assert_eq!(q.lane_ahead(0, 0), None);
-        assert_eq!(q.heap_front(), Some(&'h'));
+        assert_eq!(q.off_lane_front(), Some(&'h'));
         assert_eq!(q.pop(), Some((Time(10), 'a')));
         assert_eq!(ahead(&q), vec![Some('b'), Some('c'), None, None]);
         assert_eq!(q.pop(), Some((Time(12), 'h')));
-        assert_eq!(q.heap_front(), Some(&'x'));
+        assert_eq!(q.off_lane_front(), Some(&'x'));
         let rest: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(rest, vec!['x', 'b', 'c']);
-        assert_eq!((q.heap_front(), q.lane_ahead(1, 0)), (None, None));
+        assert_eq!((q.off_lane_front(), q.lane_ahead(1, 0)), (None, None));
     }
 
     #[test]

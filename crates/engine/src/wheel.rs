@@ -46,6 +46,9 @@ pub(crate) struct Wheel<E> {
     counts: Vec<u8>,
     /// One bit per bucket: non-empty.
     occupied: Vec<u64>,
+    /// One bit per word of `occupied`: non-zero (so a grown, sparse wheel finds its next event
+    /// without scanning every word).
+    summary: Vec<u64>,
     len: usize,
     /// Order of the earliest event, `u128::MAX` when empty.
     front: u128,
@@ -74,6 +77,7 @@ impl<E: Copy> Wheel<E> {
             heads: vec![NIL; buckets],
             counts: vec![0; buckets],
             occupied: vec![0; buckets / 64],
+            summary: vec![0; (buckets / 64).div_ceil(64)],
             len: 0,
             front: u128::MAX,
             attempts: 0,
@@ -106,13 +110,12 @@ impl<E: Copy> Wheel<E> {
     /// or its bucket is crowded; it is handed back then.
     ///
     /// Every [`REVIEW_EVERY`] attempts, if over a quarter were refused for crowding, the wheel
-    /// first grows: finer buckets, same horizon. Events that no longer fit are returned then,
-    /// in `spill`, for the caller to keep elsewhere.
+    /// first grows: finer buckets, same horizon.
     #[inline]
-    pub(crate) fn push(&mut self, now: u64, order: u128, event: E, spill: &mut Vec<(u128, E)>) -> Result<(), E> {
+    pub(crate) fn push(&mut self, now: u64, order: u128, event: E) -> Result<(), E> {
         self.attempts += 1;
         if self.attempts == REVIEW_EVERY {
-            self.review(now, spill);
+            self.review(now);
         }
         self.insert(now, order, event)
     }
@@ -142,15 +145,18 @@ impl<E: Copy> Wheel<E> {
         self.heads[b] = i;
         self.counts[b] += 1;
         self.occupied[b / 64] |= 1 << (b % 64);
+        self.summary[b / 4096] |= 1 << (b / 64 % 64);
         self.len += 1;
         self.front = self.front.min(order);
         Ok(())
     }
 
     /// Grow (half the bucket width, twice the buckets) if many attempts were refused for
-    /// crowding since the last review.
+    /// crowding since the last review. Every event still fits: a bucket splits in two, each
+    /// taking part of its events, and an event's distance from now in buckets at most doubles,
+    /// plus one.
     #[cold]
-    fn review(&mut self, now: u64, spill: &mut Vec<(u128, E)>) {
+    fn review(&mut self, now: u64) {
         let crowded = self.crowded > REVIEW_EVERY / 4;
         (self.attempts, self.crowded) = (0, 0);
         if !crowded || self.shift == 0 || self.heads.len() >= MAX_BUCKETS {
@@ -161,9 +167,8 @@ impl<E: Copy> Wheel<E> {
             let mut i = self.heads[b];
             while i != NIL {
                 let s = self.slots[i as usize];
-                if let Err(event) = grown.insert(now, s.order, s.event) {
-                    spill.push((s.order, event));
-                }
+                let kept = grown.insert(now, s.order, s.event);
+                assert!(kept.is_ok(), "a finer wheel keeps every event of the coarser one");
                 i = s.next;
             }
         }
@@ -200,6 +205,9 @@ impl<E: Copy> Wheel<E> {
         self.counts[b] -= 1;
         if self.counts[b] == 0 {
             self.occupied[b / 64] &= !(1 << (b % 64));
+            if self.occupied[b / 64] == 0 {
+                self.summary[b / 4096] &= !(1 << (b / 64 % 64));
+            }
         }
         self.len -= 1;
         self.front = self.earliest_from(b);
@@ -213,23 +221,16 @@ impl<E: Copy> Wheel<E> {
         if self.len == 0 {
             return u128::MAX;
         }
-        let words = self.occupied.len();
         let (w0, bit0) = (b / 64, b % 64);
-        // The first word from bucket `b` on, then the following words around the ring (the
-        // first word again, whole, for buckets before `b` in it).
-        let mut found = None;
+        // Bucket `b` and the rest of its word first; then the next non-empty word in ring order
+        // (found through the summary), which may be `b`'s own word again, for the buckets
+        // before `b` in it.
         let first = self.occupied[w0] & (!0u64 << bit0);
-        if first != 0 {
-            found = Some(w0 * 64 + first.trailing_zeros() as usize);
+        let found = if first != 0 {
+            Some(w0 * 64 + first.trailing_zeros() as usize)
         } else {
-            for k in 1..=words {
-                let w = (w0 + k) % words;
-                if self.occupied[w] != 0 {
-                    found = Some(w * 64 + self.occupied[w].trailing_zeros() as usize);
-                    break;
-                }
-            }
-        }
+            next_set(&self.summary, (w0 + 1) % self.occupied.len()).map(|w| w * 64 + self.occupied[w].trailing_zeros() as usize)
+        };
         let b = found.expect("a non-empty wheel has an occupied bucket");
         let mut i = self.heads[b];
         let mut best = u128::MAX;
@@ -239,6 +240,16 @@ impl<E: Copy> Wheel<E> {
         }
         best
     }
+}
+
+/// The first set bit at or after position `from` of `bits`, in ring order (wrapping to 0).
+fn next_set(bits: &[u64], from: usize) -> Option<usize> {
+    let (w0, bit0) = (from / 64, from % 64);
+    let head = bits[w0] & (!0u64 << bit0);
+    if head != 0 {
+        return Some(w0 * 64 + head.trailing_zeros() as usize);
+    }
+    (1..=bits.len()).map(|k| (w0 + k) % bits.len()).find(|&w| bits[w] != 0).map(|w| w * 64 + bits[w].trailing_zeros() as usize)
 }
 
 #[cfg(test)]
@@ -253,32 +264,27 @@ mod tests {
 
     #[test]
     fn refuses_beyond_the_horizon_and_into_crowded_buckets() {
-        let (mut w, mut spill) = (Wheel::new(), Vec::new());
+        let mut w = Wheel::new();
         let now = 5 * WIDTH + 3;
-        assert!(w.push(now, order(now + (BUCKETS as u64 - 6) * WIDTH, 1), 'a', &mut spill).is_ok());
-        assert_eq!(w.push(now, order(now + BUCKETS as u64 * WIDTH, 2), 'b', &mut spill), Err('b'));
+        assert!(w.push(now, order(now + (BUCKETS as u64 - 6) * WIDTH, 1), 'a').is_ok());
+        assert_eq!(w.push(now, order(now + BUCKETS as u64 * WIDTH, 2), 'b'), Err('b'));
         for s in 0..CROWDED as u64 {
-            assert!(w.push(now, order(now + 10, 10 + s), 'c', &mut spill).is_ok());
+            assert!(w.push(now, order(now + 10, 10 + s), 'c').is_ok());
         }
-        assert_eq!(w.push(now, order(now + 11, 99), 'd', &mut spill), Err('d'));
+        assert_eq!(w.push(now, order(now + 11, 99), 'd'), Err('d'));
         assert_eq!(w.len(), 1 + CROWDED as usize);
-        assert!(spill.is_empty());
     }
 
     /// Push `n` events `gap` ps apart (after `now`), popping one after every `pop_every`
     /// pushes; returns every order popped or refused, and the wheel.
     fn churn(n: u64, gap: u64, pop_every: u64) -> (Vec<u128>, Vec<u128>, Wheel<u64>) {
-        let (mut w, mut spill) = (Wheel::new(), Vec::new());
+        let mut w = Wheel::new();
         let (mut now, mut popped, mut elsewhere) = (0u64, Vec::new(), Vec::new());
         for seq in 1..=n {
             let t = now + (seq * 7919 * gap) % (BUCKETS as u64 * WIDTH / 2);
-            if w.push(now, order(t, seq), seq, &mut spill).is_err() {
+            if w.push(now, order(t, seq), seq).is_err() {
                 elsewhere.push(order(t, seq));
             }
-            elsewhere.extend(spill.drain(..).map(|(o, e)| {
-                assert_eq!(o & u64::MAX as u128, e as u128);
-                o
-            }));
             if seq % pop_every == 0 {
                 let (o, e) = w.pop().unwrap();
                 assert_eq!(o & u64::MAX as u128, e as u128);
@@ -290,6 +296,17 @@ mod tests {
             popped.push(o);
         }
         (popped, elsewhere, w)
+    }
+
+    #[test]
+    fn next_set_searches_in_ring_order() {
+        let bits = [0b100u64, 0, 1 << 63];
+        assert_eq!(next_set(&bits, 0), Some(2));
+        assert_eq!(next_set(&bits, 3), Some(191));
+        assert_eq!(next_set(&bits, 191), Some(191));
+        assert_eq!(next_set(&bits, 130), Some(191));
+        assert_eq!(next_set(&[0b100u64, 0, 0], 5), Some(2), "wraps to the start");
+        assert_eq!(next_set(&[0u64; 3], 7), None);
     }
 
     #[test]

@@ -25,6 +25,7 @@ pub struct Packet {
     /// Global output port of its next hop (with [`Packet::out_vc`]) once known: chosen when it
     /// requests, or looked ahead when the routing gives a single hop (`NIL`: not yet known).
     pub out: u32,
+    /// VC on `out` (meaningful when `out` is set).
     pub out_vc: u8,
     pub prio: u8,
     pub ready: bool,

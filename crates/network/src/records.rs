@@ -77,7 +77,9 @@ impl OutPort {
         (r[1] as u128) << 64 | r[0] as u128
     }
 
-    /// Remove request bit `bit`, which is set; returns whether it was the only one.
+    /// Remove request bit `bit`; returns whether the mask was exactly that bit (so it is empty
+    /// now). A direct grant calls this with the bit not set: the mask is then unchanged and the
+    /// answer is no.
     #[inline]
     pub(crate) fn take_request(&mut self, bit: u32) -> bool {
         let (w, m) = ((bit >> 6) as usize & 1, 1u64 << (bit & 63));

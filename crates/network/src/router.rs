@@ -41,7 +41,9 @@ impl Core {
         d.credits
     }
 
-    /// Route the head packet of its input VC, choose a candidate, and post a request.
+    /// The head packet of its input VC asks for its output (looked ahead, or routed and chosen
+    /// now): granted at once if that output is idle, unrequested and has room, else a request
+    /// posted to its arbitration.
     pub(crate) fn request(&mut self, pkt: u32) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
@@ -82,9 +84,10 @@ impl Core {
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
         let (router, base) = self.router_of(in_port);
         let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now);
+        let out = base + h.port;
         let p = self.packets.get_mut(pkt);
-        (p.out, p.out_vc) = (base + h.port, h.vc);
-        (p.out, h.vc)
+        (p.out, p.out_vc) = (out, h.vc);
+        (out, h.vc)
     }
 
     /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on

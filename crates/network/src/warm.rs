@@ -62,7 +62,7 @@ impl Core {
     /// ahead of the timer.
     #[inline]
     pub(crate) fn warm_wake(&self) {
-        if let Some(&Ev::Wake(node)) = self.queue.heap_front() {
+        if let Some(&Ev::Wake(node)) = self.queue.off_lane_front() {
             let e = self.graph.engines;
             let first = (node * e) as usize;
             if let Some(o) = self.outs.get(self.total_ports() as usize + first) {

@@ -28,12 +28,13 @@ pub struct DimensionOrder {
     /// The axes in routing order, with what the per-hop route needs of each.
     steps: Vec<AxisStep>,
     /// Each node's coordinates packed one byte per step, in routing order, when they fit (at
-    /// most 8 steps, every length at most 256, and the move tables small): the first axis still
-    /// to correct is then the lowest differing byte of two words.
+    /// most 8 steps, every length at most 256): the first axis still to correct is then the
+    /// lowest differing byte of two words.
     packed: Option<Vec<u64>>,
-    /// With `packed`: the move from coordinate `c` towards `t` on each step, tabulated
-    /// (`moves[step.moves + c * len + t]`: the local port, and [`CROSSES`] if it takes the
-    /// wrap-around link), so a hop looks its direction up instead of working it out.
+    /// With `packed`, unless the tables would exceed [`MAX_MOVES`] entries (empty then): the
+    /// move from coordinate `c` towards `t` on each step, tabulated (`moves[step.moves + c * len
+    /// + t]`: the local port, and [`CROSSES`] if it takes the wrap-around link), so a hop looks
+    /// its direction up instead of working it out.
     moves: Vec<u16>,
 }
 
@@ -115,8 +116,8 @@ impl DimensionOrder {
                 }
             })
             .collect::<Vec<AxisStep>>();
-        let table_len: usize = steps.iter().map(|s| (s.len * s.len) as usize).sum();
-        let fits = steps.len() <= 8 && steps.iter().all(|s| s.len <= 256) && table_len <= MAX_MOVES;
+        let fits = steps.len() <= 8 && steps.iter().all(|s| s.len <= 256);
+        let table_len: usize = steps.iter().map(|s| (s.len as usize).pow(2)).sum();
         let packed = fits.then(|| {
             (0..torus.nodes())
                 .map(|n| {
@@ -126,7 +127,7 @@ impl DimensionOrder {
                 .collect()
         });
         let mut moves = Vec::new();
-        if fits {
+        if fits && table_len <= MAX_MOVES {
             for s in steps.iter_mut() {
                 s.moves = moves.len() as u32;
                 for c in 0..s.len {
@@ -223,6 +224,9 @@ impl DimensionOrder {
                 let i = diff.trailing_zeros() / 8;
                 let (c, t) = ((here >> (8 * i)) as u8 as u32, (there >> (8 * i)) as u8 as u32);
                 let s = &self.steps[i as usize];
+                if self.moves.is_empty() {
+                    return Some(self.step(s, c as i32, t as i32, in_port, in_vc));
+                }
                 let m = self.moves[(s.moves + c * s.len as u32 + t) as usize];
                 return Some(self.leave(s, (m & !CROSSES) as u32, m & CROSSES != 0, in_port, in_vc));
             }
