@@ -5,23 +5,39 @@ use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Wo
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
-/// Every node keeps `depth` messages to `node + shift` outstanding, forever.
+/// Every node keeps `depth` messages to `node + shift` outstanding, forever; with `via`, each
+/// leaves on that local port (a forced first hop, as hint bits give on BG/Q).
 struct Flood {
     n: u32,
     shift: u32,
     depth: u32,
+    via: Option<u8>,
+}
+
+impl Flood {
+    fn new(n: u32, shift: u32, depth: u32) -> Self {
+        Flood { n, shift, depth, via: None }
+    }
+
+    fn send(&self, src: NodeId, api: &mut Api) {
+        let dst = (src + self.shift) % self.n;
+        match self.via {
+            Some(port) => api.send_via(src, port, dst, 256, 0),
+            None => api.send(src, dst, 256, 0),
+        }
+    }
 }
 
 impl Workload for Flood {
     fn start(&mut self, api: &mut Api) {
         for s in 0..self.n {
             for _ in 0..self.depth {
-                api.send(s, (s + self.shift) % self.n, 256, 0);
+                self.send(s, api);
             }
         }
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
-        api.send(m.src, (m.src + self.shift) % self.n, 256, 0);
+        self.send(m.src, api);
     }
 }
 
@@ -57,7 +73,7 @@ fn ring_sim(dateline: bool) -> Simulation<Flood> {
     let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(dateline));
     let mut p = params(2);
     p.engines = 2;
-    Simulation::new(g, r, p, Flood { n: 8, shift: 4, depth: 16 }).unwrap()
+    Simulation::new(g, r, p, Flood::new(8, 4, 16)).unwrap()
 }
 
 /// A simulation of `w` on an 8-ring with parameters `p` (dimension order, its own VCs and engines).
@@ -117,7 +133,7 @@ fn regression_a_deadlock_near_the_end_of_a_run_is_reported_not_passed_as_saturat
     let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(false));
     let mut p = params(2);
     p.engines = 2;
-    let w = TickingFlood { flood: Flood { n: 8, shift: 4, depth: 16 }, tick: Time::from_ns(100) };
+    let w = TickingFlood { flood: Flood::new(8, 4, 16), tick: Time::from_ns(100) };
     let mut sim = Simulation::new(g, r, p, w).unwrap();
     let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(7), drain: Time::ZERO };
     match sim.run(limits, |_| {}) {
@@ -146,7 +162,7 @@ fn buffer_smaller_than_a_packet_is_rejected() {
     let t = Torus::new(vec![4], None, None).unwrap();
     let g = t.build_graph(1);
     let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 1, 2).unwrap());
-    let Err(e) = Simulation::new(g, r, p, Flood { n: 4, shift: 1, depth: 1 }) else { panic!("accepted") };
+    let Err(e) = Simulation::new(g, r, p, Flood::new(4, 1, 1)) else { panic!("accepted") };
     assert!(e.to_string().starts_with("router.buffer"), "{e}");
 }
 
@@ -179,7 +195,7 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
         let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap());
         let mut p = params(2);
         p.engines = 2;
-        let mut sim = Simulation::new(g, r, p, Flood { n: 8, shift: 3, depth: 4 }).unwrap();
+        let mut sim = Simulation::new(g, r, p, Flood::new(8, 3, 4)).unwrap();
         sim.run(limits(), |_| {}).unwrap()
     };
     let (a, b) = (run(false), run(true));
@@ -248,7 +264,7 @@ fn silent_credit_returns_change_only_the_event_count() {
     for (engines, vcs, shift, depth) in flood_cases {
         let mut p = params(vcs);
         p.engines = engines;
-        runs.push((format!("flood engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Flood { n: 8, shift, depth }, p)));
+        runs.push((format!("flood engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Flood::new(8, shift, depth), p)));
     }
     for (engines, vcs, shift, period_ps, host) in paced_cases {
         let mut p = params(vcs);
@@ -297,7 +313,7 @@ fn lookahead_routing_and_prefetching_change_nothing() {
         for shift in [1, n / 2, n - 1] {
             let run = |lookahead: bool, release_prefetch: bool| {
                 let (g, r) = torus(shape.clone(), wrap.clone(), &p);
-                let sim = Simulation::new(g, r, p.clone(), Flood { n, shift, depth: 6 }).unwrap();
+                let sim = Simulation::new(g, r, p.clone(), Flood::new(n, shift, 6)).unwrap();
                 let sim = if lookahead { sim } else { sim.without_lookahead() };
                 let mut sim = if release_prefetch { sim.with_release_prefetch() } else { sim };
                 let o = sim.run(limits(), |_| {}).unwrap();
@@ -314,27 +330,6 @@ fn lookahead_routing_and_prefetching_change_nothing() {
     assert_eq!(cases, 12);
 }
 
-/// As [`Flood`], every message leaving on local port `port` (a forced first hop, as hint bits
-/// give on BG/Q).
-struct FloodVia {
-    n: u32,
-    shift: u32,
-    port: u8,
-}
-
-impl Workload for FloodVia {
-    fn start(&mut self, api: &mut Api) {
-        for s in 0..self.n {
-            for _ in 0..4 {
-                api.send_via(s, self.port, (s + self.shift) % self.n, 256, 0);
-            }
-        }
-    }
-    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
-        api.send_via(m.src, self.port, (m.src + self.shift) % self.n, 256, 0);
-    }
-}
-
 #[test]
 fn lookahead_leaves_forced_first_hops_alone() {
     // Messages forced out of the `-` port of an 8-ring towards a node one hop `+` away: the
@@ -342,7 +337,7 @@ fn lookahead_leaves_forced_first_hops_alone() {
     // 3 link hops and the ejection), which the lookahead at injection must not pre-empt. With
     // and without lookahead, identical runs.
     let run = |lookahead: bool| {
-        let sim = ring8(params(2), FloodVia { n: 8, shift: 1, port: 1 });
+        let sim = ring8(params(2), Flood { via: Some(1), ..Flood::new(8, 1, 4) });
         let mut sim = if lookahead { sim } else { sim.without_lookahead() };
         let o = sim.run(limits(), |_| {}).unwrap();
         (o.sim_time, o.events, o.packets_delivered, o.packet_hops, o.message_latency.summary())
