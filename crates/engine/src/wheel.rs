@@ -57,11 +57,11 @@ pub(crate) struct Wheel<E> {
     crowded: u32,
 }
 
-/// The time in an `order` (see the queue's ordering key: time, then 4 rank bits, then the
-/// 64-bit sequence number).
+/// The time in an `order` (the queue's ordering key in the high 64 bits, the sequence number in
+/// the low ones).
 #[inline]
 fn time_of(order: u128) -> u64 {
-    (order >> (64 + crate::RANK_BITS)) as u64
+    crate::time_of((order >> 64) as u64)
 }
 
 impl<E: Copy> Wheel<E> {

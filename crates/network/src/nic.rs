@@ -3,7 +3,7 @@
 
 use crate::channel;
 use crate::packet::{Message, Packet, NIL, NO_HINT};
-use crate::sim::{lane, Core, Ev};
+use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{NodeId, Time};
 
 impl Core {
@@ -136,9 +136,8 @@ impl Core {
         let (mut out, mut out_vc) = (NIL, 0);
         if self.lookahead && msg.hint == NO_HINT {
             let port = self.graph.attach[qi];
-            let (router, base) = self.router_of(port);
-            if let Some(h) = self.routing.route_single(router, port - base, vc as u8, msg.dst) {
-                (out, out_vc) = (base + h.port, h.vc);
+            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, msg.dst) {
+                (out, out_vc) = hop;
             }
         }
         let pkt = self.packets.insert(Packet {

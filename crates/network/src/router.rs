@@ -10,7 +10,7 @@
 use crate::channel;
 use crate::packet::{NIL, NO_HINT};
 use crate::records::{BUSY, WAITER};
-use crate::sim::{lane, reserve_memory, router_of, Core, CreditReturn, Ev};
+use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::Hop;
@@ -255,9 +255,8 @@ impl Core {
             // and is computed while the packet's record is at hand.
             p.out = NIL;
             if *lookahead {
-                let (nr, nbase) = router_of(*router_div, graph, o.peer);
-                if let Some(h) = routing.route_single(nr, o.peer - nbase, out_vc, p.dst) {
-                    (p.out, p.out_vc) = (nbase + h.port, h.vc);
+                if let Some((out, vc)) = hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.dst) {
+                    (p.out, p.out_vc) = (out, vc);
                 }
             }
             p.tail = finish + lat;

@@ -291,6 +291,15 @@ pub(crate) fn router_of(router_div: Option<FastDiv>, graph: &PortGraph, port: u3
     }
 }
 
+/// Lookahead routing: the hop a packet for `dst` entering router port `port` on VC `vc` will
+/// take there, as a global output port and VC, when the routing gives a single one (`None`:
+/// route it when it requests). Such a route depends on nothing that can change meanwhile.
+#[inline(always)]
+pub(crate) fn hop_ahead(router_div: Option<FastDiv>, graph: &PortGraph, routing: &Routing, port: u32, vc: u8, dst: u32) -> Option<(u32, u8)> {
+    let (router, base) = router_of(router_div, graph, port);
+    routing.route_single(router, port - base, vc, dst).map(|h| (base + h.port, h.vc))
+}
+
 /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a
 /// send's read) and return when the transfer ends. `mem_free[2 * node]` is when the node's reads
 /// are done, `mem_free[2 * node + 1]` its writes. Reads and writes are served like a fair DRAM

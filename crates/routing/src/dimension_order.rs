@@ -32,9 +32,9 @@ pub struct DimensionOrder {
     /// lowest differing byte of two words.
     packed: Option<Vec<u64>>,
     /// With `packed`, unless the tables would exceed [`MAX_MOVES`] entries (empty then): the
-    /// move from coordinate `c` towards `t` on each step, tabulated (`moves[step.moves + c * len
-    /// + t]`: the local port, and [`CROSSES`] if it takes the wrap-around link), so a hop looks
-    /// its direction up instead of working it out.
+    /// move from coordinate `c` towards `t` on each step, tabulated as
+    /// `moves[step.moves + c * len + t]` (the local port, and [`CROSSES`] if it takes the
+    /// wrap-around link), so a hop looks its direction up instead of working it out.
     moves: Vec<u16>,
 }
 
