@@ -34,22 +34,27 @@ impl Core {
         let m = self.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;
         let measured = m.measured;
+        let rx = self.p.rx_overhead.ps();
+        // A message of one packet with no receive overhead completes now: its latency and its
+        // packet's are the same value, recorded once (see `Core::single_latency`).
+        let single = m.delivered == p.payload as u64 && m.delivered >= m.bytes && rx == 0;
         if measured {
-            self.out.packet_latency.record(Time(now - p.created));
+            let h = if single { &mut self.single_latency } else { &mut self.out.packet_latency };
+            h.record(Time(now - p.created));
         }
         if m.delivered < m.bytes {
             return None;
         }
-        if self.p.rx_overhead.ps() > 0 {
-            let at = Time(now + self.p.rx_overhead.ps());
-            self.queue.schedule_on(lane::MSG_DONE, at, Ev::MsgDone(p.msg));
+        if rx > 0 {
+            self.queue.schedule_on(lane::MSG_DONE, Time(now + rx), Ev::MsgDone(p.msg));
             return None;
         }
-        self.complete(p.msg)
+        self.complete(p.msg, !single)
     }
 
-    /// A message is done at the receiver: record it and free it.
-    pub(crate) fn complete(&mut self, msg: u32) -> Option<Delivered> {
+    /// A message is done at the receiver: record it (unless `record` is false: its latency is
+    /// already in `single_latency`) and free it.
+    pub(crate) fn complete(&mut self, msg: u32, record: bool) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let m = *self.messages.get(msg);
         let measured = m.measured;
@@ -57,7 +62,9 @@ impl Core {
         self.out.messages_delivered += 1;
         if measured {
             self.measured_outstanding -= 1;
-            self.out.message_latency.record(Time(now - m.created));
+            if record {
+                self.out.message_latency.record(Time(now - m.created));
+            }
         }
         // The stopping rules can only have become true if one of these counts reached zero.
         if self.measured_outstanding == 0 || self.messages.live() == 0 {

@@ -402,3 +402,64 @@ fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
         assert_eq!(got, want, "sent at {at:?}");
     }
 }
+
+/// Every node sends to `node + shift` every `period` until `until`, cycling through `sizes`.
+struct Sized {
+    n: u32,
+    shift: u32,
+    period: Time,
+    until: Time,
+    sizes: Vec<u64>,
+    sent: usize,
+}
+
+impl Workload for Sized {
+    fn start(&mut self, api: &mut Api) {
+        for s in 0..self.n {
+            api.wake_at(s, Time::ZERO);
+        }
+    }
+    fn wake(&mut self, node: NodeId, api: &mut Api) {
+        let bytes = self.sizes[self.sent % self.sizes.len()];
+        self.sent += 1;
+        api.send(node, (node + self.shift) % self.n, bytes, 0);
+        let next = api.now() + self.period;
+        if next < self.until {
+            api.wake_at(node, next);
+        }
+    }
+}
+
+#[test]
+fn every_measured_packet_and_message_has_one_latency_record() {
+    // One-packet messages without a receive overhead share one record between the packet and
+    // the message latency histograms; multi-packet messages, and any message with a receive
+    // overhead, record both. Whatever the mix, each histogram must count each of its items once.
+    let run = |sizes: Vec<u64>, rx_ns: u64| {
+        let mut p = params(2);
+        p.rx_overhead = Time::from_ns(rx_ns);
+        p.buffer_bytes = 1024;
+        let w = Sized { n: 8, shift: 3, period: Time::from_ns(600), until: Time::from_us(10), sizes, sent: 0 };
+        let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(20), drain: Time::from_us(20) };
+        ring8(p, w).run(limits, |_| {}).unwrap()
+    };
+    for (sizes, rx) in [(vec![256], 0), (vec![256, 700], 0), (vec![700], 0), (vec![256], 50), (vec![256, 700], 50)] {
+        let o = run(sizes.clone(), rx);
+        let case = format!("sizes {sizes:?}, rx {rx} ns");
+        assert!(o.drained && o.messages_delivered > 100, "{case}: drained {} messages {}", o.drained, o.messages_delivered);
+        assert_eq!(o.message_latency.count(), o.messages_delivered, "{case}");
+        assert_eq!(o.packet_latency.count(), o.packets_delivered, "{case}");
+        if sizes == [256] {
+            let (m, p) = (o.message_latency.summary(), o.packet_latency.summary());
+            let rx = rx as f64;
+            assert!((m.mean - p.mean - rx).abs() < 1e-6, "{case}: {} vs {}", m.mean, p.mean);
+            if rx == 0.0 {
+                assert_eq!(m, p, "{case}");
+            }
+        }
+        if sizes.contains(&700) {
+            assert!(o.packets_delivered > o.messages_delivered, "{case}");
+        }
+    }
+}
+

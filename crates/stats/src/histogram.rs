@@ -39,6 +39,13 @@ impl LatencyHistogram {
         self.sum_ps += t.ps() as u128;
     }
 
+    /// Add every value recorded in `other`.
+    pub fn merge(&mut self, other: &LatencyHistogram) {
+        // Both auto-resize, so adding cannot fail.
+        let _ = self.h.add(&other.h);
+        self.sum_ps += other.sum_ps;
+    }
+
     pub fn count(&self) -> u64 {
         self.h.len()
     }
@@ -85,5 +92,20 @@ mod tests {
         assert!((s.p99 - 99.0).abs() < 0.1, "{}", s.p99);
         assert!((s.max - 100.0).abs() < 0.1);
         assert_eq!(LatencyHistogram::new().summary().count, 0);
+    }
+
+    #[test]
+    fn merging_equals_recording_everything_in_one() {
+        let (mut all, mut a, mut b) = (LatencyHistogram::new(), LatencyHistogram::new(), LatencyHistogram::new());
+        for v in 1..=300u64 {
+            let t = Time(v * v * 37);
+            all.record(t);
+            if v % 3 == 0 { a.record(t) } else { b.record(t) }
+        }
+        a.merge(&b);
+        assert_eq!(a.summary(), all.summary());
+        assert_eq!(a.mean(), all.mean());
+        a.merge(&LatencyHistogram::new());
+        assert_eq!(a.count(), 300);
     }
 }
