@@ -18,16 +18,24 @@ pub(crate) const ENGINE: u8 = 3;
 /// An unconnected port (never used).
 pub(crate) const NONE: u8 = 4;
 const CLASSES: usize = 5;
+/// Per-class tables have a power-of-two length, indexed by the class masked to it: a lookup
+/// then needs no bounds check (entries past [`CLASSES`] are never used).
+const TABLE: usize = 8;
+
+#[inline]
+fn slot(class: u8) -> usize {
+    class as usize & (TABLE - 1)
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct ChannelTiming {
     /// Time from a packet's head leaving the sender to arriving at the receiver, ps.
-    latency: [u64; CLASSES],
+    latency: [u64; TABLE],
     /// Time for credits to travel back to the sender, ps.
-    credit_latency: [u64; CLASSES],
-    bandwidth: [Bandwidth; CLASSES],
+    credit_latency: [u64; TABLE],
+    bandwidth: [Bandwidth; TABLE],
     /// Last (bytes, serialisation ps) per class.
-    ser_cache: [(u32, u64); CLASSES],
+    ser_cache: [(u32, u64); TABLE],
 }
 
 impl ChannelTiming {
@@ -35,11 +43,13 @@ impl ChannelTiming {
         let link = p.link_latency.ps();
         let optical = p.optical_latency.map_or(link, |t| t.ps());
         let term = p.terminal_latency.ps();
+        let pad = |v: [u64; CLASSES]| std::array::from_fn(|i| v.get(i).copied().unwrap_or(0));
+        let bw = p.terminal_bandwidth;
         ChannelTiming {
-            latency: [link, optical, term, p.nic_latency.ps() + term, 0],
-            credit_latency: [link, optical, term, term, 0],
-            bandwidth: [p.link_bandwidth, p.link_bandwidth, p.terminal_bandwidth, p.terminal_bandwidth, p.terminal_bandwidth],
-            ser_cache: [(u32::MAX, 0); CLASSES],
+            latency: pad([link, optical, term, p.nic_latency.ps() + term, 0]),
+            credit_latency: pad([link, optical, term, term, 0]),
+            bandwidth: [p.link_bandwidth, p.link_bandwidth, bw, bw, bw, bw, bw, bw],
+            ser_cache: [(u32::MAX, 0); TABLE],
         }
     }
 
@@ -55,20 +65,20 @@ impl ChannelTiming {
 
     #[inline]
     pub(crate) fn latency(&self, class: u8) -> u64 {
-        self.latency[class as usize]
+        self.latency[slot(class)]
     }
 
     #[inline]
     pub(crate) fn credit_latency(&self, class: u8) -> u64 {
-        self.credit_latency[class as usize]
+        self.credit_latency[slot(class)]
     }
 
     /// Time to send `bytes` on a channel of `class`.
     #[inline]
     pub(crate) fn serialization(&mut self, class: u8, bytes: u32) -> u64 {
-        let c = &mut self.ser_cache[class as usize];
+        let c = &mut self.ser_cache[slot(class)];
         if c.0 != bytes {
-            *c = (bytes, self.bandwidth[class as usize].serialization(bytes as u64).ps());
+            *c = (bytes, self.bandwidth[slot(class)].serialization(bytes as u64).ps());
         }
         c.1
     }

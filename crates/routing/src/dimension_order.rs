@@ -205,6 +205,9 @@ impl DimensionOrder {
     #[inline(always)]
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
         match self.next(router, in_port, in_vc, dst) {
+            // One VC per dateline half (or one VC, without a dateline), the usual case: the
+            // VC is the half (`post` is false without a dateline).
+            Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8 }),
             Some((port, post)) => {
                 let vcs = self.vc_range(post);
                 (vcs.len() == 1).then_some(Hop { port, vc: vcs.start })
