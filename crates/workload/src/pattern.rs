@@ -33,12 +33,43 @@ impl Shape {
             })
             .collect()
     }
+    /// Coordinates of node `n` written into `out` (one entry per axis).
+    pub fn coords_into(&self, mut n: NodeId, out: &mut [u32]) {
+        for (c, &k) in out.iter_mut().zip(&self.dims) {
+            *c = n % k;
+            n /= k;
+        }
+    }
+
+    /// `f` applied to the coordinates of node `n`, held on the stack for up to [`STACK_AXES`]
+    /// axes: patterns compute a destination per message without allocating.
+    fn with_coords<R>(&self, n: NodeId, f: impl FnOnce(&mut [u32]) -> R) -> R {
+        let mut stack = [0u32; STACK_AXES];
+        let mut heap = Vec::new();
+        let c = scratch(&mut stack, &mut heap, self.dims.len());
+        self.coords_into(n, c);
+        f(c)
+    }
+
     pub fn node(&self, c: &[u32]) -> NodeId {
         let mut id = 0;
         for (a, &k) in self.dims.iter().enumerate().rev() {
             id = id * k + c[a];
         }
         id
+    }
+}
+
+/// Axes whose coordinates a pattern keeps on the stack (shapes with more use the heap).
+const STACK_AXES: usize = 16;
+
+/// A buffer of `len` coordinates: the front of `stack` if it is long enough, else `heap`.
+fn scratch<'a>(stack: &'a mut [u32; STACK_AXES], heap: &'a mut Vec<u32>, len: usize) -> &'a mut [u32] {
+    if len <= STACK_AXES {
+        &mut stack[..len]
+    } else {
+        heap.resize(len, 0);
+        heap
     }
 }
 
@@ -98,34 +129,36 @@ impl Pattern {
         let dst = match self {
             Pattern::UniformRandom => uniform_other(n, src, rng),
             Pattern::NearestNeighbor => {
-                let axes: Vec<usize> = (0..s.dims.len()).filter(|&a| s.dims[a] > 1).collect();
-                let a = axes[rng.gen_range(0..axes.len())];
-                let mut c = s.coords(src);
+                // A random axis among those longer than 1 (a shape of two or more nodes has one).
+                let mut movable = s.dims.iter().enumerate().filter(|&(_, &k)| k > 1).map(|(a, _)| a);
+                let j = rng.gen_range(0..movable.clone().count());
+                let a = movable.nth(j).unwrap_or(0);
                 let k = s.dims[a];
                 let up = rng.gen_bool(0.5);
-                c[a] = match (up, c[a], s.wrap[a]) {
-                    (true, x, _) if x + 1 < k => x + 1,
-                    (true, _, true) => 0,
-                    (true, x, false) => x - 1,
-                    (false, 0, true) => k - 1,
-                    (false, 0, false) => 1,
-                    (false, x, _) => x - 1,
-                };
-                s.node(&c)
+                s.with_coords(src, |c| {
+                    c[a] = match (up, c[a], s.wrap[a]) {
+                        (true, x, _) if x + 1 < k => x + 1,
+                        (true, _, true) => 0,
+                        (true, x, false) => x - 1,
+                        (false, 0, true) => k - 1,
+                        (false, 0, false) => 1,
+                        (false, x, _) => x - 1,
+                    };
+                    s.node(c)
+                })
             }
-            Pattern::Transpose => {
-                let mut c = s.coords(src);
+            Pattern::Transpose => s.with_coords(src, |c| {
                 c.reverse();
-                s.node(&c)
-            }
-            Pattern::BitComplement => {
-                let c: Vec<u32> = s.coords(src).iter().zip(&s.dims).map(|(&x, &k)| k - 1 - x).collect();
-                s.node(&c)
-            }
-            Pattern::Tornado => {
-                let c: Vec<u32> = s.coords(src).iter().zip(&s.dims).map(|(&x, &k)| (x + k.div_ceil(2) - 1) % k).collect();
-                s.node(&c)
-            }
+                s.node(c)
+            }),
+            Pattern::BitComplement => s.with_coords(src, |c| {
+                c.iter_mut().zip(&s.dims).for_each(|(x, &k)| *x = k - 1 - *x);
+                s.node(c)
+            }),
+            Pattern::Tornado => s.with_coords(src, |c| {
+                c.iter_mut().zip(&s.dims).for_each(|(x, &k)| *x = (*x + k.div_ceil(2) - 1) % k);
+                s.node(c)
+            }),
             Pattern::HotRegion { fraction, nodes } => {
                 if rng.gen_bool(*fraction) {
                     let d = rng.gen_range(0..*nodes);
@@ -155,11 +188,16 @@ fn uniform_other(n: u32, src: NodeId, rng: &mut impl Rng) -> NodeId {
 
 /// Rejection-sample an offset vector with 1 <= |offset|_1 <= radius that stays inside the shape.
 fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
-    let c = s.coords(src);
+    s.with_coords(src, |c| sphere_from(s, c, src, radius, rng))
+}
+
+/// [`sphere`] for the node at coordinates `c`.
+fn sphere_from(s: &Shape, c: &[u32], src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
     let r = radius as i64;
+    let (mut stack, mut heap) = ([0u32; STACK_AXES], Vec::new());
+    let d = scratch(&mut stack, &mut heap, c.len());
     for _ in 0..10_000 {
         let mut l1 = 0;
-        let mut d = c.clone();
         let mut ok = true;
         for a in 0..s.dims.len() {
             let k = s.dims[a] as i64;
@@ -178,7 +216,7 @@ fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<Nod
             d[a] = x as u32;
         }
         if ok && l1 >= 1 && l1 <= r {
-            let dst = s.node(&d);
+            let dst = s.node(d);
             if dst != src {
                 return Some(dst);
             }
@@ -236,6 +274,38 @@ mod tests {
         for _ in 0..100 {
             let d = hot.destination(&s, 100, &mut rng).unwrap();
             assert!(d < 8);
+        }
+    }
+
+    #[test]
+    fn shapes_beyond_the_stack_buffer_give_the_same_destinations() {
+        // Coordinates of up to STACK_AXES axes live on the stack, more on the heap: both must
+        // follow the definitions. Mixed lengths (1 to 3) over 18 and over 6 axes.
+        for dims in [vec![2, 3, 1, 2, 3, 2, 1, 2, 2, 3, 2, 2, 1, 2, 2, 3, 2, 2], vec![3, 2, 1, 2, 3, 2]] {
+            let s = shape(&dims, &vec![true; dims.len()]);
+            let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+            let n = s.nodes();
+            for src in [0, 1, n / 3, n - 1] {
+                let c = s.coords(src);
+                let flip: Vec<u32> = c.iter().zip(&dims).map(|(&x, &k)| k - 1 - x).collect();
+                let tor: Vec<u32> = c.iter().zip(&dims).map(|(&x, &k)| (x + k.div_ceil(2) - 1) % k).collect();
+                let want = |v: Vec<u32>| Some(s.node(&v)).filter(|&d| d != src);
+                assert_eq!(Pattern::BitComplement.destination(&s, src, &mut rng), want(flip));
+                assert_eq!(Pattern::Tornado.destination(&s, src, &mut rng), want(tor));
+                for _ in 0..50 {
+                    let d = Pattern::NearestNeighbor.destination(&s, src, &mut rng).unwrap();
+                    let moved: Vec<usize> = (0..dims.len()).filter(|&a| s.coords(d)[a] != c[a]).collect();
+                    assert_eq!(moved.len(), 1, "{src} -> {d}");
+                    assert!(dims[moved[0]] > 1);
+                }
+                if dims.len() > 6 {
+                    // Rejection sampling rarely lands within radius 1 of 18 axes.
+                    continue;
+                }
+                let d = Pattern::Sphere { radius: 1 }.destination(&s, src, &mut rng).unwrap();
+                let l1: u32 = s.coords(d).iter().zip(&c).zip(&dims).map(|((&a, &b), &k)| a.abs_diff(b).min(k - a.abs_diff(b))).sum();
+                assert_eq!(l1, 1, "{src} -> {d}");
+            }
         }
     }
 
