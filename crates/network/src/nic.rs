@@ -4,7 +4,7 @@
 use crate::channel;
 use crate::packet::{Message, Packet, NIL, NO_HINT};
 use crate::sim::{hop_ahead, lane, Core, Ev};
-use fabricsim_core::{NodeId, Time};
+use fabricsim_core::{prefetch, NodeId, Time};
 
 impl Core {
     /// Queue a message at `src`'s NIC; `hint` forces the first hop's output port.
@@ -113,9 +113,14 @@ impl Core {
         let mm = self.messages.get_mut(m);
         mm.packetized += payload as u64;
         if mm.packetized >= mm.bytes {
-            self.nic_head[qi] = mm.next;
-            if mm.next == NIL {
+            let next = mm.next;
+            self.nic_head[qi] = next;
+            if next == NIL {
                 self.nic_tail[qi] = NIL;
+            } else if let Some(n) = self.messages.slots().get(next as usize) {
+                // The engine's next message was queued long ago (a backlog under saturation):
+                // ask for its record now, a packet time before the engine reads it.
+                prefetch(n);
             }
         }
         if host_limited {
