@@ -206,27 +206,6 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
     );
 }
 
-/// Every node sends a message to `node + shift` every `period`, from a workload timer (heap
-/// events that run before credit events of the same instant).
-struct Paced {
-    n: u32,
-    shift: u32,
-    period: Time,
-}
-
-impl Workload for Paced {
-    fn start(&mut self, api: &mut Api) {
-        for s in 0..self.n {
-            api.wake_at(s, Time::ZERO);
-        }
-    }
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
-        api.send(node, (node + self.shift) % self.n, 256, 0);
-        let next = api.now() + self.period;
-        api.wake_at(node, next);
-    }
-}
-
 /// Run `make()` on an 8-ring twice, with credit returns silent where possible and with every
 /// return an event; returns both outcomes and their credit-stall totals.
 fn silent_and_evented<W: Workload>(
@@ -273,7 +252,7 @@ fn silent_credit_returns_change_only_the_event_count() {
         // Credits back to the NIC take time too, so they can wait in a slot while a timer runs.
         p.terminal_latency = Time::from_ns(8);
         let period = Time(period_ps);
-        runs.push((format!("paced engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Paced { n: 8, shift, period }, p)));
+        runs.push((format!("paced engines {engines} vcs {vcs} shift {shift}"), silent_and_evented(|| Sized::forever(8, shift, period, 256), p)));
     }
     for (name, ((a, stall_a), (b, stall_b))) in runs {
         assert!(a.packets_delivered > 100, "{name}: {}", a.packets_delivered);
@@ -403,7 +382,8 @@ fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
     }
 }
 
-/// Every node sends to `node + shift` every `period` until `until`, cycling through `sizes`.
+/// Every node sends to `node + shift` every `period` until `until`, cycling through `sizes`,
+/// from a workload timer (heap events, which run before the credit events of their instant).
 struct Sized {
     n: u32,
     shift: u32,
@@ -411,6 +391,13 @@ struct Sized {
     until: Time,
     sizes: Vec<u64>,
     sent: usize,
+}
+
+impl Sized {
+    /// `bytes` every `period`, never stopping.
+    fn forever(n: u32, shift: u32, period: Time, bytes: u64) -> Self {
+        Sized { n, shift, period, until: Time(u64::MAX), sizes: vec![bytes], sent: 0 }
+    }
 }
 
 impl Workload for Sized {
