@@ -16,6 +16,7 @@ pub mod open_loop;
 pub mod pattern;
 pub mod pingpong;
 pub mod rdma_get;
+mod sphere;
 pub mod throughput;
 
 pub use all_to_all::AllToAll;

@@ -87,7 +87,9 @@ pub enum Pattern {
     /// A fraction `fraction` of messages go to a node among the first `nodes` node ids; the rest
     /// are uniform random.
     HotRegion { fraction: f64, nodes: u32 },
-    /// Uniformly among the nodes within `radius` hops (L1 distance on coordinates).
+    /// Uniformly among the moves of 1 to `radius` hops (L1 distance on coordinates; a move
+    /// goes at most half way round a ring, so two moves can reach the same node on an even
+    /// ring), see [`crate::sphere`].
     Sphere { radius: u32 },
 }
 
@@ -186,43 +188,11 @@ fn uniform_other(n: u32, src: NodeId, rng: &mut impl Rng) -> NodeId {
     }
 }
 
-/// Rejection-sample an offset vector with 1 <= |offset|_1 <= radius that stays inside the shape.
+/// A destination 1 to `radius` hops from `src` (see [`crate::sphere`]).
 fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
-    s.with_coords(src, |c| sphere_from(s, c, src, radius, rng))
-}
-
-/// [`sphere`] for the node at coordinates `c`.
-fn sphere_from(s: &Shape, c: &[u32], src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
-    let r = radius as i64;
     let (mut stack, mut heap) = ([0u32; STACK_AXES], Vec::new());
-    let d = scratch(&mut stack, &mut heap, c.len());
-    for _ in 0..10_000 {
-        let mut l1 = 0;
-        let mut ok = true;
-        for a in 0..s.dims.len() {
-            let k = s.dims[a] as i64;
-            let span = r.min(if s.wrap[a] { k / 2 } else { k - 1 });
-            let o = rng.gen_range(-span..=span);
-            l1 += o.abs();
-            let x = c[a] as i64 + o;
-            let x = if s.wrap[a] {
-                x.rem_euclid(k)
-            } else if x < 0 || x >= k {
-                ok = false;
-                0
-            } else {
-                x
-            };
-            d[a] = x as u32;
-        }
-        if ok && l1 >= 1 && l1 <= r {
-            let dst = s.node(d);
-            if dst != src {
-                return Some(dst);
-            }
-        }
-    }
-    None
+    let dst = scratch(&mut stack, &mut heap, s.dims.len());
+    s.with_coords(src, |c| crate::sphere::draw(s, c, radius, rng, dst)).then(|| s.node(dst))
 }
 
 #[cfg(test)]
