@@ -30,7 +30,7 @@ impl Core {
 
     /// Free credit of sender `out` on `vc` now (unlimited for an ejection port), absorbing a
     /// return that has arrived.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn credit(&mut self, out: u32, vc: u8) -> u32 {
         let o = &self.outs[out as usize];
         if o.class == channel::TERMINAL {
