@@ -9,6 +9,8 @@ fn deterministic_summary(path: &std::path::Path) -> String {
     let s = Scenario::from_file(path).unwrap();
     let r = Plan::new(&s).unwrap().run().unwrap();
     let mut text: String = r.summary().lines().filter(|l| !l.starts_with("engine")).map(|l| format!("{l}\n")).collect();
+    let p = r.packet_latency_ns;
+    text.push_str(&format!("packet ns    mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}  ({} packets)\n", p.mean, p.p50, p.p99, p.max, p.count));
     text.push_str(&format!("events       {}\npacket hops  {}\n", r.events, r.packet_hops));
     text
 }
@@ -33,5 +35,5 @@ fn examples_match_their_golden_summaries() {
         }
         checked += 1;
     }
-    assert!(checked >= 5, "only {checked} examples");
+    assert!(checked >= 6, "only {checked} examples");
 }

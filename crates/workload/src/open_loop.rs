@@ -73,6 +73,8 @@ impl Workload for OpenLoop {
         if !self.mean_gap_ps.is_finite() {
             return;
         }
+        // A second run of the same simulation starts over with fresh draws.
+        self.next.clear();
         for node in 0..self.shape.nodes() {
             let g = self.gap(node);
             api.wake_at(node, g);
