@@ -23,15 +23,10 @@ impl Shape {
     pub fn nodes(&self) -> u32 {
         self.dims.iter().product()
     }
-    pub fn coords(&self, mut n: NodeId) -> Vec<u32> {
-        self.dims
-            .iter()
-            .map(|&k| {
-                let c = n % k;
-                n /= k;
-                c
-            })
-            .collect()
+    pub fn coords(&self, n: NodeId) -> Vec<u32> {
+        let mut c = vec![0; self.dims.len()];
+        self.coords_into(n, &mut c);
+        c
     }
     /// Coordinates of node `n` written into `out` (one entry per axis).
     pub fn coords_into(&self, mut n: NodeId, out: &mut [u32]) {
