@@ -21,6 +21,9 @@ pub struct OpenLoop {
     /// pattern gives none) and the gap after it. A node's draws keep their order; drawing early
     /// lets the logarithm's latency overlap other work instead of delaying the timer it sets.
     next: Vec<(Option<NodeId>, Time)>,
+    /// Each node's destination when the pattern is a permutation (tabulated once: computing it
+    /// takes a division per axis per message), else empty.
+    fixed: Vec<Option<NodeId>>,
     created: u64,
 }
 
@@ -38,6 +41,13 @@ impl OpenLoop {
     ) -> Self {
         let rate_per_ps = load * node_injection_bytes_per_s / 1e12 / wire_bytes as f64;
         let n = shape.nodes();
+        let fixed = if pattern.is_permutation() {
+            // A permutation draws nothing, so any generator will do.
+            let mut rng = seeds.stream(0, 0);
+            (0..n).map(|src| pattern.destination(&shape, src, &mut rng)).collect()
+        } else {
+            Vec::new()
+        };
         OpenLoop {
             shape,
             pattern,
@@ -45,6 +55,7 @@ impl OpenLoop {
             mean_gap_ps: if rate_per_ps > 0.0 { 1.0 / rate_per_ps } else { f64::INFINITY },
             rngs: (0..n).map(|i| seeds.stream(0, i as u64)).collect(),
             next: Vec::new(),
+            fixed,
             created: 0,
         }
     }
@@ -58,8 +69,12 @@ impl OpenLoop {
     }
 
     /// Draw `node`'s next message: destination, then the gap after it.
+    #[inline]
     fn draw(&mut self, node: NodeId) -> (Option<NodeId>, Time) {
-        let dst = self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize]);
+        let dst = match self.fixed.get(node as usize) {
+            Some(&d) => d,
+            None => self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize]),
+        };
         (dst, self.gap(node))
     }
 

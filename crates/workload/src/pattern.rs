@@ -119,6 +119,12 @@ impl Pattern {
         Ok(())
     }
 
+    /// Whether each node's destination is fixed (the pattern draws nothing): a caller may then
+    /// tabulate [`Pattern::destination`] once per node.
+    pub fn is_permutation(&self) -> bool {
+        matches!(self, Pattern::Transpose | Pattern::BitComplement | Pattern::Tornado)
+    }
+
     /// Destination for a message from `src`, or `None` when the pattern maps `src` to itself
     /// (such nodes stay silent).
     pub fn destination(&self, s: &Shape, src: NodeId, rng: &mut impl Rng) -> Option<NodeId> {
@@ -218,6 +224,17 @@ mod tests {
         // tornado on k=4: +1 per axis
         assert_eq!(Pattern::Tornado.destination(&s, 0, &mut rng), Some(1 + 4));
         assert_eq!(Pattern::Transpose.destination(&s, 5, &mut rng), None);
+        // Open-loop traffic tabulates permutations once, which is exact only if they draw
+        // nothing from the generator.
+        for p in [Pattern::Transpose, Pattern::BitComplement, Pattern::Tornado] {
+            assert!(p.is_permutation());
+            let before = rng.clone();
+            for src in 0..16 {
+                p.destination(&s, src, &mut rng);
+            }
+            assert_eq!(rng, before, "{p:?} drew from the generator");
+        }
+        assert!(!Pattern::UniformRandom.is_permutation() && !Pattern::NearestNeighbor.is_permutation());
     }
 
     #[test]
