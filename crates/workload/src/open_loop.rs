@@ -69,11 +69,12 @@ impl OpenLoop {
     }
 
     /// Draw `node`'s next message: destination, then the gap after it.
-    #[inline]
+    #[inline(always)]
     fn draw(&mut self, node: NodeId) -> (Option<NodeId>, Time) {
-        let dst = match self.fixed.get(node as usize) {
-            Some(&d) => d,
-            None => self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize]),
+        let dst = if self.fixed.is_empty() {
+            self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize])
+        } else {
+            self.fixed[node as usize]
         };
         (dst, self.gap(node))
     }
