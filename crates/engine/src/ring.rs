@@ -55,7 +55,14 @@ impl<T: Copy> Ring<T> {
         self.tail = self.tail.wrapping_add(1);
     }
 
+    /// Drop the front item (the caller knows there is one; it already has a copy).
     #[inline]
+    pub(crate) fn skip_front(&mut self) {
+        debug_assert!(self.head != self.tail, "skip_front on an empty ring");
+        self.head = self.head.wrapping_add(1);
+    }
+
+    #[cfg(test)]
     pub(crate) fn pop_front(&mut self) -> Option<T> {
         if self.head == self.tail {
             return None;

@@ -42,6 +42,14 @@ pub(crate) enum Ev {
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
 
+/// The event queue keeps a copy of each lane's front event and fills the slots of empty lanes
+/// with this value; it is never handled.
+impl Default for Ev {
+    fn default() -> Self {
+        Ev::Wake(u32::MAX)
+    }
+}
+
 /// A credit return in flight as an event (see [`crate::records`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CreditReturn {
