@@ -59,6 +59,36 @@ mod zero_load_latency {
         }
     }
 
+    /// On an idle network the packets of one message follow each other without meeting: the
+    /// last arrives `(n - 1)` engine serialisation times after a lone packet would. The grid
+    /// covers a packet arriving as the one ahead leaves (engine as fast as the links), arriving
+    /// after it left (slower engine), and queued behind one still in the router pipeline (long
+    /// router delays): the three ways a packet's request is made (its own head-ready event, the
+    /// release of the packet ahead, or an event that release schedules).
+    #[test]
+    fn a_message_pipelines_its_packets() {
+        for (engine_gbs, delay_ns, lat_ns, size, n) in [
+            (5.0, 40, 20, 64u64, 4u64),
+            (5.0, 0, 0, 256, 3),
+            (2.5, 300, 20, 64, 4),
+            (2.5, 40, 20, 512, 2),
+            (1.25, 500, 0, 64, 5),
+            (5.0, 300, 20, 64, 5),
+        ] {
+            let mut s = pingpong_torus(&[6], &[false], &[0], &[5], size);
+            s.router.delay = Time::from_ns(delay_ns);
+            s.topology.link_latency = Time::from_ns(lat_ns);
+            s.nic.bandwidth = Some(Bandwidth((engine_gbs * 1e9) as u64));
+            s.workload.packet_size = fabricsim::Bytes(size);
+            let one = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
+            s.workload.message_size = Some(fabricsim::Bytes(n * size));
+            let many = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
+            let step = s.nic.bandwidth.unwrap().serialization(size).as_ns_f64();
+            let want = one + (n - 1) as f64 * step;
+            assert!((many - want).abs() < 1e-6, "engine {engine_gbs} GB/s, delay {delay_ns} ns, {n} x {size} B: {many} ns, want {want}");
+        }
+    }
+
     #[test]
     fn fat_tree_adds_nic_links_and_one_router_per_switch() {
         let mut s = scenario(

@@ -40,7 +40,7 @@ impl Core {
         let single = m.delivered == p.payload as u64 && m.delivered >= m.bytes && rx == 0;
         if measured {
             let h = if single { &mut self.single_latency } else { &mut self.out.packet_latency };
-            h.record(Time(now - p.created));
+            h.record(Time(now - m.created));
         }
         if m.delivered < m.bytes {
             return None;

