@@ -20,7 +20,8 @@
 //!   only when it may find the packet first in an idle input VC, otherwise the release of the
 //!   packet ahead makes its request, see `Core::grant`), the output is free again (end of
 //!   serialisation), credits return upstream a credit latency later (an event only when the
-//!   sender waits for them; otherwise they are counted when next read, see `records.rs`). Events at the same time run in a fixed order: workload timers and NIC wake-ups,
+//!   sender waits for them; otherwise they are counted when next read, see `records.rs`).
+//!   Events at the same time run in a fixed order: workload timers and NIC wake-ups,
 //!   then credits, arriving heads, deliveries, message processing, engine releases, and output
 //!   releases last, so an arbitration at time t sees every request and credit of time t (the
 //!   lane order in `sim.rs`).

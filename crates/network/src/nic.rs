@@ -146,6 +146,9 @@ impl Core {
             }
         }
         let ready = start + lat + self.p.terminal_router_delay.ps();
+        // Behind a queued packet the head-ready event would find nothing to do: the release of
+        // the packet ahead will see to this one (see `Core::grant`).
+        let first = self.vcq[q as usize].tail == NIL;
         let pkt = self.packets.insert(Packet {
             seq,
             msg: m,
@@ -153,7 +156,7 @@ impl Core {
             wire_bytes: wire,
             payload,
             ready_at: ready,
-            armed: false,
+            armed: first,
             tail: start + lat + ser,
             next: NIL,
             q,
@@ -164,16 +167,11 @@ impl Core {
             uncached: msg.uncached,
         });
         self.push_q(q, pkt);
-        let v = &mut self.vcq[q as usize];
-        v.credits -= wire;
-        // Behind a queued packet the head-ready event would find nothing to do: the release of
-        // the packet ahead will see to this one (see `Core::grant`).
-        let first = v.head == pkt;
+        self.vcq[q as usize].credits -= wire;
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;
         self.last_progress = self.last_progress.max(ready.max(start + ser));
-        self.packets.get_mut(pkt).armed = first;
         if first {
             self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
         }

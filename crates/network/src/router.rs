@@ -273,8 +273,10 @@ impl Core {
             // later at the earliest), and so it would right behind one still leaving if this one
             // came back-to-back on the link (the one ahead nearly always leaves after this one is
             // ready): the release of the packet ahead then requests for it, or schedules its
-            // event if it is not ready yet (`after_release`). Skipping an event that would have
-            // done nothing changes no result; 12% fewer events on the uniform benchmark.
+            // event if it is not ready yet (`after_release`). Every request is made at the same
+            // time as before; only a head-ready event scheduled by a release may come out in
+            // another order among head-ready events of the same instant (BENCHMARKS.md, session
+            // 7). 12% fewer events on the uniform benchmark.
             let first = d.tail == NIL && (!d.busy() || !back_to_back);
             p.armed = first;
             if d.tail == NIL {
