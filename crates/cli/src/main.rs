@@ -65,6 +65,10 @@ enum Cmd {
         /// Folder of validation files.
         #[arg(long, default_value = "validation")]
         dir: PathBuf,
+        /// Override a key in every row's scenario after the row's own (e.g.
+        /// `--set sim.tie_order=shuffle`); repeatable.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
     },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
@@ -236,9 +240,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
             }
         }
-        Cmd::Validate { json, only, dir } => {
+        Cmd::Validate { json, only, dir, set } => {
             let pb = progress_bar(0, "validating");
-            let rows = fabricsim::validate::validate(&dir, only.as_deref(), |r| {
+            let rows = fabricsim::validate::validate_with(&dir, only.as_deref(), &set, |r| {
                 if let Some(pb) = &pb {
                     pb.set_message(format!("validating: {} {}", r.system, r.figure));
                     pb.inc(1);

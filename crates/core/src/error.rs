@@ -26,8 +26,8 @@ pub enum SimError {
     Deadlock { buffered: u64, idle_ns: u64, ports: String },
     #[error("conservation violated: injected {injected}, delivered {delivered}, in flight {in_flight}")]
     Conservation { injected: u64, delivered: u64, in_flight: u64 },
-    #[error("packet {packet} delivered twice")]
-    DuplicateDelivery { packet: u64 },
+    #[error("packet {packet} of node {src} delivered twice")]
+    DuplicateDelivery { src: u32, packet: u32 },
     #[error("{0}")]
     Config(#[from] ConfigError),
 }

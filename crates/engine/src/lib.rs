@@ -109,6 +109,8 @@ pub struct EventQueue<E> {
     wheel: wheel::Wheel<E>,
     heap: BinaryHeap<HeapEntry<E>>,
     seq: u64,
+    /// Test mode: a random tie-break among same-key events (see [`shuffle_ties`](Self::shuffle_ties)).
+    shuffle: Option<SplitMix>,
     now: Time,
     /// Ordering key of the event last popped.
     current: u64,
@@ -140,6 +142,7 @@ impl<E: Copy + Default> EventQueue<E> {
             wheel: wheel::Wheel::new(),
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
+            shuffle: None,
             now: Time::ZERO,
             current: 0,
             popped: 0,
@@ -168,12 +171,35 @@ impl<E: Copy + Default> EventQueue<E> {
         self.push_heap(time, 0, event);
     }
 
+    /// Test mode: events with the same ordering key (same time and rank) come out in a random
+    /// order drawn from `seed` instead of their scheduling order. Every lane is bypassed (all
+    /// events go through the heap and the wheel), so it is slower. A model whose results do not
+    /// depend on the order of simultaneous events gives the same results in this mode; tests use
+    /// it to check that. Call it before scheduling anything.
+    pub fn shuffle_ties(&mut self, seed: u64) {
+        assert!(self.is_empty(), "shuffle_ties on a queue that holds events");
+        self.shuffle = Some(SplitMix(seed));
+        // A lane takes a push only at or after its back's key: none is at or after u64::MAX.
+        self.backs = [u64::MAX; MAX_LANES];
+    }
+
+    /// Whether same-key events come out in a random order (see [`shuffle_ties`](Self::shuffle_ties)).
+    pub fn shuffles_ties(&self) -> bool {
+        self.shuffle.is_some()
+    }
+
     #[inline(never)]
     fn push_heap(&mut self, time: u64, rank: usize, event: E) {
         self.seq += 1;
         let k = key(time, rank);
         self.off_lane_key = self.off_lane_key.min(k);
-        let order = (k as u128) << 64 | self.seq as u128;
+        // The tie-break below the key: scheduling order, or in shuffle mode a random draw above
+        // the sequence number's low half (which keeps every order distinct, as the wheel needs).
+        let tie = match &mut self.shuffle {
+            None => self.seq as u128,
+            Some(r) => ((r.next() >> 32) << 32 | (self.seq & 0xFFFF_FFFF)) as u128,
+        };
+        let order = (k as u128) << 64 | tie;
         if let Err(event) = self.wheel.push(self.now.0, order, event) {
             self.heap.push(HeapEntry { order, event });
         }
@@ -246,6 +272,24 @@ impl<E: Copy + Default> EventQueue<E> {
     #[inline]
     pub fn current_key(&self) -> u64 {
         self.current
+    }
+
+    /// Whether an event at the current time is still pending (scheduled events at `now` not
+    /// yet popped): a caller that acts once an instant is over asks this after each event.
+    #[inline]
+    pub fn instant_pending(&self) -> bool {
+        let f = &self.fronts;
+        let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
+        time_of(m.min(self.off_lane_key)) == self.now.0 && m.min(self.off_lane_key) != EMPTY
+    }
+
+    /// Make the current ordering key the last one of the current instant, as if an event after
+    /// every rank of this time were being processed: a caller acting at the end of an instant
+    /// then compares keys (see [`current_key`](Self::current_key)) as that event would. Events
+    /// scheduled at the current time afterwards still come out next (they are the least).
+    #[inline]
+    pub fn end_of_instant(&mut self) {
+        self.current = key(self.now.0, (1 << RANK_BITS) - 1);
     }
 
     /// Time of the next event, if any.
@@ -330,9 +374,75 @@ impl<E: Copy + Default> EventQueue<E> {
     }
 }
 
+/// SplitMix64: a tiny seeded generator for the shuffle test mode (no dependency, no global).
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shuffled_ties_keep_time_and_rank_order_but_vary_within_a_key() {
+        // 20 events at one time on lane 0 and 20 on lane 1, plus earlier and later ones: the
+        // shuffled queue keeps (time, rank) order, and within a key the order depends on the seed.
+        let run = |seed: Option<u64>| {
+            let mut q = EventQueue::with_lanes(2);
+            if let Some(s) = seed {
+                q.shuffle_ties(s);
+            }
+            for i in 0..20 {
+                q.schedule_on(1, Time(50), 100 + i);
+                q.schedule_on(0, Time(50), i);
+            }
+            q.schedule(Time(50), 999);
+            q.schedule_on(1, Time(10), 500);
+            q.schedule_on(0, Time(90), 600);
+            std::iter::from_fn(|| q.pop().map(|(t, e)| (t.0, e))).collect::<Vec<_>>()
+        };
+        let fixed = run(None);
+        for seed in [1, 2] {
+            let got = run(Some(seed));
+            assert_eq!(got.len(), fixed.len());
+            assert_eq!((got[0], got[1], got[42]), ((10, 500), (50, 999), (90, 600)));
+            let lane0: Vec<_> = got[2..22].iter().map(|e| e.1).collect();
+            let lane1: Vec<_> = got[22..42].iter().map(|e| e.1).collect();
+            let (mut s0, mut s1) = (lane0.clone(), lane1.clone());
+            s0.sort();
+            s1.sort();
+            assert_eq!((s0, s1), ((0..20).collect::<Vec<_>>(), (100..120).collect::<Vec<_>>()));
+            assert_ne!(lane0, (0..20).collect::<Vec<_>>(), "seed {seed} left lane 0's ties in order");
+        }
+        assert_ne!(run(Some(1)), run(Some(2)));
+        assert_eq!(run(Some(3)), run(Some(3)));
+    }
+
+    #[test]
+    fn instant_pending_tells_whether_the_current_time_has_more_events() {
+        let mut q = EventQueue::with_lanes(1);
+        q.schedule_on(0, Time(5), 'a');
+        q.schedule(Time(5), 'b');
+        q.schedule(Time(7), 'c');
+        assert_eq!(q.pop(), Some((Time(5), 'b')));
+        assert!(q.instant_pending());
+        assert_eq!(q.pop(), Some((Time(5), 'a')));
+        assert!(!q.instant_pending());
+        q.end_of_instant();
+        q.schedule_on(0, Time(5), 'd');
+        assert!(q.instant_pending(), "an event scheduled at now after the instant's end");
+        assert_eq!(q.pop(), Some((Time(5), 'd')));
+        assert_eq!(q.pop(), Some((Time(7), 'c')));
+        assert!(!q.instant_pending());
+    }
 
     #[test]
     fn same_time_events_are_fifo() {

@@ -364,6 +364,9 @@ impl Plan {
         let workload = self.build_workload(Some(&graph))?;
         let closed = workload.is_closed();
         let mut sim = Simulation::new(graph, self.routing.clone(), self.params.clone(), workload)?;
+        if self.scenario.sim.tie_order == crate::scenario::TieOrder::Shuffle {
+            sim = sim.with_tie_shuffle(self.scenario.sim.tie_seed.unwrap_or(self.scenario.sim.seed));
+        }
         let outcome = sim.run(self.limits, progress)?;
         if closed && !sim.workload().finished() {
             return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(

@@ -282,6 +282,23 @@ pub struct SimSpec {
     pub max_time: Time,
     /// Deadlock watchdog. Default 100us.
     pub watchdog: Time,
+    /// Order in which the event queue hands out events of the same instant: `"fixed"` (the
+    /// default: scheduling order, fast) or `"shuffle"` (a random order drawn from `seed`; a test
+    /// mode, slower). Results must be identical either way: the model decides nothing by the
+    /// order of simultaneous events.
+    pub tie_order: TieOrder,
+    /// Seed of the shuffled order (`tie_order = "shuffle"`). Default: `seed`. Changing it
+    /// changes only the order of simultaneous events, never the traffic.
+    pub tie_seed: Option<u64>,
+}
+
+/// `sim.tie_order`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum TieOrder {
+    #[default]
+    Fixed,
+    Shuffle,
 }
 
 impl Default for SimSpec {
@@ -293,6 +310,8 @@ impl Default for SimSpec {
             drain: None,
             max_time: Time::from_us(100_000),
             watchdog: Time::from_us(100),
+            tie_order: TieOrder::Fixed,
+            tie_seed: None,
         }
     }
 }

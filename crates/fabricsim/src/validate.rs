@@ -131,7 +131,7 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
     })
 }
 
-fn run_row(system: &str, source: &str, r: &RowSpec) -> Result<Row, Error> {
+fn run_row(system: &str, source: &str, r: &RowSpec, extra: &[String]) -> Result<Row, Error> {
     if !["calibration", "prediction", "info"].contains(&r.kind.as_str()) {
         return Err(ConfigError::new("row.kind", format!("'{}' is not one of calibration, prediction, info", r.kind)).into());
     }
@@ -143,6 +143,7 @@ fn run_row(system: &str, source: &str, r: &RowSpec) -> Result<Row, Error> {
     }
     let mut s = Scenario::default();
     s.apply_overrides(&r.set)?;
+    s.apply_overrides(extra)?;
     // A ratio compares two runs in the metric's native unit; the row's unit is then "fraction".
     let unit = if r.ratio_set.is_empty() { r.unit.as_str() } else { "ns" };
     let mut value = metric(&s, &r.metric, unit)?;
@@ -174,7 +175,14 @@ fn run_row(system: &str, source: &str, r: &RowSpec) -> Result<Row, Error> {
 
 /// Run every `*.toml` under `dir` (sorted), keeping systems whose name or file stem matches
 /// `only` (case-insensitive). `each` sees every row as it completes.
-pub fn validate(dir: &Path, only: Option<&str>, mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
+pub fn validate(dir: &Path, only: Option<&str>, each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
+    validate_with(dir, only, &[], each)
+}
+
+/// [`validate`] with `extra` overrides (`key=value`) applied to every row's scenario after its
+/// own, e.g. `sim.tie_order=shuffle` to check that no figure depends on the order of
+/// simultaneous events.
+pub fn validate_with(dir: &Path, only: Option<&str>, extra: &[String], mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -194,7 +202,7 @@ pub fn validate(dir: &Path, only: Option<&str>, mut each: impl FnMut(&Row)) -> R
             }
         }
         for r in &f.row {
-            let row = run_row(&f.system, &f.source, r).map_err(|e| match e {
+            let row = run_row(&f.system, &f.source, r, extra).map_err(|e| match e {
                 Error::Config(c) => Error::Config(ConfigError::new(format!("{} row '{}': {}", path.display(), r.figure, c.field), c.message)),
                 other => other,
             })?;

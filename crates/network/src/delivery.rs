@@ -12,17 +12,18 @@ impl Core {
     pub(crate) fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
+        let bits = &mut self.delivered_bits[p.src as usize];
         let word = (p.seq / 64) as usize;
-        if word >= self.delivered_bits.len() {
-            self.delivered_bits.resize(word + 1 + word / 2, 0);
+        if word >= bits.len() {
+            bits.resize(word + 1 + word / 2, 0);
         }
         let bit = 1u64 << (p.seq % 64);
-        if self.delivered_bits[word] & bit != 0 {
+        if bits[word] & bit != 0 {
             // Leave the books as they are: the run stops at its next check with this error.
-            self.error.get_or_insert(SimError::DuplicateDelivery { packet: p.seq });
+            self.error.get_or_insert(SimError::DuplicateDelivery { src: p.src, packet: p.seq });
             return None;
         }
-        self.delivered_bits[word] |= bit;
+        bits[word] |= bit;
         self.packets.remove(pkt);
         self.in_network -= 1;
         self.last_progress = now;

@@ -11,8 +11,11 @@
 //!   tail leaves the downstream buffer (stored at that buffer: see `records.rs`).
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
 //!   fits downstream, the highest priority class first, round-robin within a class. It decides
-//!   when a request arrives, when it finishes a transmission, and when credit arrives that one
-//!   of its requesters waits for (credit nobody waits for is simply counted).
+//!   once per instant, after every event of that instant (`phase.rs`): a head that becomes
+//!   ready, a transmission that ends or credit that arrives only posts the output, so every
+//!   request of the instant takes part, whatever order the event queue hands them out in.
+//!   NICs inject in the same phase. `sim.tie_order = "shuffle"` (a test mode of the event
+//!   queue) draws the order of same-instant events at random; tests check that no result moves.
 //! * **NICs.** Each message is dealt (round-robin) to one of the node's `engines` injection
 //!   engines, whose own queue cuts it into packets as the engine is idle and has credit. A
 //!   packet reaches its first router `nic_latency` after its engine starts sending.
@@ -21,10 +24,11 @@
 //!   packet ahead makes its request, see `Core::grant`), the output is free again (end of
 //!   serialisation), credits return upstream a credit latency later (an event only when the
 //!   sender waits for them; otherwise they are counted when next read, see `records.rs`).
-//!   Events at the same time run in a fixed order: workload timers and NIC wake-ups,
-//!   then credits, arriving heads, deliveries, message processing, engine releases, and output
-//!   releases last, so an arbitration at time t sees every request and credit of time t (the
-//!   lane order in `sim.rs`).
+//!   Events at the same time run in a fixed order (workload timers and NIC wake-ups, then
+//!   credits, arriving heads, deliveries, message processing, engine and output releases: the
+//!   lane order in `sim.rs`), but nothing is decided by it: decisions wait for the phase at the
+//!   end of the instant. What the order still fixes is which of the instant's credit returns an
+//!   event sees (all of them, from the phase).
 //! * **Lookahead routing.** When the routing gives a single hop (dimension order with one VC per
 //!   dateline half), a grant already computes the packet's output at the next router; the
 //!   request there uses it. This changes no decision (such a route depends on nothing that can
@@ -40,13 +44,26 @@
 //! # Where later features go
 //! * Adaptive / zone routing: new [`fabricsim_routing::Routing`] variants returning several
 //!   candidates; the selection function in `router.rs` already picks among candidates.
+//! * Priority classes (collective, system traffic): [`Api::send_prio`] sets a message's class;
+//!   arbitration already honours it (tested in `tests/arbitration.rs`).
 //! * Per-rank schedules, collectives, trace replay: implementations of [`Workload`].
 //! * In-network collective engines and barrier gates: a new event family handled beside the
 //!   router events, fed by packets of a dedicated priority class and VC.
 //! * Fault injection: per-port state consulted by the selection function and link model.
-//! * Partitioned parallel runs: the state is struct-of-arrays indexed by port and node, so it
-//!   can be split by router ranges, with cross-partition events exchanged at lookahead
-//!   `link_latency`; per-node RNG streams keep results independent of the partitioning.
+//!
+//! # Partitioned parallel runs: what they need, what is in place
+//! A partitioned run splits the routers into ranges, each with its own event queue, and
+//! exchanges what crosses a cut link (a packet forwarded, a credit returned) as messages that
+//! take effect a link latency later; partitions then advance in windows of that lookahead.
+//! It needs (1) results independent of the order of same-instant events, since partitions see
+//! their neighbours' events in another order than one queue would: in place (arbitration as a
+//! phase, tested by shuffling); (2) identifiers and random draws that depend on no global
+//! counter: packet ids are per source node and traffic draws from per-node streams; (3) state
+//! indexed by port and node in flat arrays that split by ranges: in place. Still to do: routers
+//! write the downstream input buffer's queue and credits directly in `grant` and `on_out_free`
+//! (to become one forward function and one credit function at the link), the silent credit
+//! returns keep the event queue's ordering key in the buffer record, and workload callbacks of
+//! one instant come in queue order (the built-in workloads do not depend on it: tested).
 
 pub mod format;
 pub mod packet;
@@ -55,6 +72,7 @@ mod channel;
 mod delivery;
 mod measure;
 mod nic;
+mod phase;
 mod records;
 mod router;
 pub mod sim;

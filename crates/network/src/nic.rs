@@ -8,7 +8,7 @@ use fabricsim_core::{prefetch, NodeId, Time};
 
 impl Core {
     /// Queue a message at `src`'s NIC; `hint` forces the first hop's output port.
-    pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8) {
+    pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8, prio: u8) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
@@ -22,7 +22,7 @@ impl Core {
             created: now,
             tag,
             next: NIL,
-            prio: 0,
+            prio,
             measured,
             hint,
             uncached,
@@ -31,10 +31,32 @@ impl Core {
             self.measured_outstanding += 1;
         }
         if self.p.tx_overhead.ps() > 0 {
-            self.queue.schedule_on(lane::MSG_READY, Time(now + self.p.tx_overhead.ps()), Ev::MsgReady(m));
+            // Every message of a node takes the same time to be ready, so they are ready in the
+            // order they were posted: a FIFO per node, and an event that takes its front (the
+            // events of one node at one instant are then alike, whatever order they come in).
+            let t = self.posted_tail[src as usize];
+            if t == NIL {
+                self.posted_head[src as usize] = m;
+            } else {
+                self.messages.get_mut(t).next = m;
+            }
+            self.posted_tail[src as usize] = m;
+            self.queue.schedule_on(lane::MSG_READY, Time(now + self.p.tx_overhead.ps()), Ev::MsgReady(src));
         } else {
             self.enqueue_message(src, m);
         }
+    }
+
+    /// The oldest message posted at `src` has finished its sender-side processing.
+    pub(crate) fn message_ready(&mut self, src: NodeId) {
+        let m = self.posted_head[src as usize];
+        let next = self.messages.get(m).next;
+        self.posted_head[src as usize] = next;
+        if next == NIL {
+            self.posted_tail[src as usize] = NIL;
+        }
+        self.messages.get_mut(m).next = NIL;
+        self.enqueue_message(src, m);
     }
 
     /// A message whose sender-side processing is done joins the queue of one of its node's
@@ -51,7 +73,7 @@ impl Core {
             self.messages.get_mut(t).next = m;
         }
         self.nic_tail[qi] = m;
-        self.try_inject(src);
+        self.post_injection(src);
     }
 
     /// Start packets on every idle engine that has a message and credit.
@@ -134,8 +156,8 @@ impl Core {
         }
         let ser = self.timing.serialization(channel::ENGINE, wire);
         let lat = self.timing.latency(channel::ENGINE);
-        let seq = self.next_seq;
-        self.next_seq += 1;
+        let seq = self.next_seq[node as usize];
+        self.next_seq[node as usize] = seq.wrapping_add(1);
         // Lookahead routing (see `grant`): the first router's output, when the routing gives a
         // single hop and no hint forces one.
         let (mut out, mut out_vc) = (NIL, 0);
@@ -151,6 +173,7 @@ impl Core {
         let first = self.vcq[q as usize].tail == NIL;
         let pkt = self.packets.insert(Packet {
             seq,
+            src: node,
             msg: m,
             dst: msg.dst,
             wire_bytes: wire,

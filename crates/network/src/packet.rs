@@ -8,8 +8,10 @@ pub const NIL: u32 = u32::MAX;
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 pub struct Packet {
-    /// Unique, increasing id (never reused), for duplicate-delivery detection.
-    pub seq: u64,
+    /// Its id: the source node and the count of packets the source created before it (never
+    /// reused; for duplicate-delivery detection and to spread selection over equal candidates).
+    pub seq: u32,
+    pub src: u32,
     pub msg: u32,
     pub dst: u32,
     pub wire_bytes: u32,

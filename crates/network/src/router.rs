@@ -40,63 +40,89 @@ impl Core {
         d.credits
     }
 
-    /// The head packet of its input VC asks for its output (looked ahead, or routed and chosen
-    /// now): granted at once if that output is idle, unrequested and has room, else a request
-    /// posted to its arbitration.
+    /// The head packet of its input VC asks for its output: looked ahead, or routed now when
+    /// the routing gives a single hop; with several candidates, the choice among them waits
+    /// for the end of the instant (see [`crate::phase`]), where it sees what the instant's other
+    /// requests claimed.
     #[inline(always)]
     pub(crate) fn request(&mut self, pkt: u32) {
-        let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
-        let (q, size, prio, ahead, ahead_vc) = (p.q, p.wire_bytes, p.prio, p.out, p.out_vc);
+        let (ahead, ahead_vc) = (p.out, p.out_vc);
         let (out, vc) = if ahead != NIL {
             // Looked ahead when it was sent here (see `grant`).
             (ahead, ahead_vc)
         } else {
-            self.route_here(pkt, now)
+            match self.route_here(pkt) {
+                Some(hop) => hop,
+                None => return self.post_selection(pkt),
+            }
         };
+        self.post_request(pkt, out, vc);
+    }
+
+    /// Packet `pkt`, head of its input VC, requests output `out` on `vc`: its request bit is
+    /// set, and an idle output is posted for arbitration at the end of the instant (a busy one
+    /// arbitrates when it frees). Never granted here: another request of the same instant may
+    /// come later.
+    #[inline(always)]
+    pub(crate) fn post_request(&mut self, pkt: u32, out: u32, vc: u8) {
+        let now = self.queue.now().ps();
+        let p = self.packets.get(pkt);
+        let (q, size, prio) = (p.q, p.wire_bytes, p.prio);
         let v = &mut self.vcq[q as usize];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
-        let o = &self.outs[out as usize];
+        let o = &mut self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q - o.qbase;
-        if !o.requested() && o.busy_until <= now && self.credit(out, vc) >= size {
-            // The only requester of an idle output with room: arbitration would grant it.
-            self.grant(out, bit, q);
-            return;
-        }
-        // The new mask goes to arbitration as a value: reading it back from memory right after
-        // the in-memory update would stall on store forwarding.
-        let o = &mut self.outs[out as usize];
-        let req = o.add_request(bit);
+        o.add_request(bit);
         let idle = o.busy_until <= now;
         self.requested[out as usize / 64] |= 1 << (out % 64);
         if idle {
-            self.arbitrate_requests(out, req);
+            self.post_arbitration(out);
         }
     }
 
-    /// Route packet `pkt` (no hop looked ahead: a packet just injected, or a routing with
-    /// several candidates) and record its choice: the global output port and VC.
+    /// Route packet `pkt` (no hop looked ahead: a packet just injected) when the routing gives
+    /// it a single hop and no hint forces its first one, recording the global output port and
+    /// VC; `None`: it has a choice to make (see [`Core::select`]).
     #[inline(never)]
-    fn route_here(&mut self, pkt: u32, now: u64) -> (u32, u8) {
+    fn route_here(&mut self, pkt: u32) -> Option<(u32, u8)> {
         let p = self.packets.get(pkt);
-        let (q, dst, size, seq, hint) = (p.q, p.dst, p.wire_bytes, p.seq, p.hint);
+        let (q, dst, hint) = (p.q, p.dst, p.hint);
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
+            return None;
+        }
         let (router, base) = self.router_of(in_port);
-        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq, now);
+        let h = self.routing.route_single(router, in_port - base, in_vc as u8, dst)?;
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc) = (out, h.vc);
-        (out, h.vc)
+        Some((out, h.vc))
+    }
+
+    /// End of the instant: packet `pkt` chooses among its candidates, then requests. Run in
+    /// ascending order of input VC, so each choice sees the requests of the choices before it.
+    pub(crate) fn select(&mut self, pkt: u32) {
+        let now = self.queue.now().ps();
+        let p = self.packets.get(pkt);
+        let (q, dst, size, seq, src, hint) = (p.q, p.dst, p.wire_bytes, p.seq, p.src, p.hint);
+        let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        let (router, base) = self.router_of(in_port);
+        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq.wrapping_add(src) as u64, now);
+        let out = base + h.port;
+        let p = self.packets.get_mut(pkt);
+        (p.out, p.out_vc) = (out, h.vc);
+        self.post_request(pkt, out, h.vc);
     }
 
     /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
-    /// global port `in_port`, VC `in_vc`), and the one it takes. Selection prefers an idle output
-    /// with room, then the most free credit, and rotates its start by packet id so equivalent
+    /// global port `in_port`, VC `in_vc`), and the one it takes. Selection prefers an output with
+    /// room, then one that is free (idle, and not requested by another packet yet), then the most
+    /// free credit; it rotates its start by `spread` (the packet's id and source) so equivalent
     /// ports (e.g. several reception engines) share the load.
     #[allow(clippy::too_many_arguments)]
-    #[inline]
-    fn choose(&mut self, router: u32, base: u32, in_port: u32, in_vc: u8, dst: u32, hint: u8, size: u32, seq: u64, now: u64) -> Hop {
+    fn choose(&mut self, router: u32, base: u32, in_port: u32, in_vc: u8, dst: u32, hint: u8, size: u32, spread: u64, now: u64) -> Hop {
         let hinted = hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal;
         if !hinted {
             if let Some(h) = self.routing.route_single(router, in_port - base, in_vc, dst) {
@@ -121,13 +147,15 @@ impl Core {
         if n == 1 {
             return hops[0];
         }
-        let start = (seq % n as u64) as usize;
+        let start = (spread % n as u64) as usize;
         let mut best = (0u8, 0u32, hops[start]);
         for k in 0..n {
             let h = hops[(start + k) % n];
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
-            let score = ((cred >= size) as u8) * 2 + (self.outs[out as usize].busy_until <= now) as u8;
+            let o = &self.outs[out as usize];
+            let free = o.busy_until <= now && !o.requested();
+            let score = ((cred >= size) as u8) * 2 + free as u8;
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h);
             }
@@ -343,7 +371,7 @@ impl Core {
         // Most outputs have no other requester when they free: the dense flag array answers
         // that without loading the output's record.
         if self.requested[out as usize / 64] & (1 << (out % 64)) != 0 {
-            self.arbitrate(out);
+            self.post_arbitration(out);
         }
     }
 
@@ -377,9 +405,9 @@ impl Core {
         d.flags &= !WAITER;
         if self.is_pseudo(port) {
             let node = self.engines_div.div(port - self.total_ports());
-            self.try_inject(node);
+            self.post_injection(node);
         } else {
-            self.arbitrate(port);
+            self.post_arbitration(port);
         }
     }
 }

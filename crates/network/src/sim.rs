@@ -32,7 +32,8 @@ pub(crate) enum Ev {
     EjectDone(u32),
     /// A workload timer.
     Wake(u32),
-    /// A message finished its sender-side processing and joins the NIC queue.
+    /// The oldest message posted at a node finished its sender-side processing and joins the
+    /// NIC queue.
     MsgReady(u32),
     /// A message finished its receiver-side processing and counts as delivered.
     MsgDone(u32),
@@ -185,6 +186,10 @@ pub struct Core {
     pub(crate) nic_head: Vec<u32>,
     pub(crate) nic_tail: Vec<u32>,
     pub(crate) nic_rr: Vec<u32>,
+    /// Per node: messages posted and still in their sender-side processing, oldest first (a
+    /// list through `Message::next`).
+    pub(crate) posted_head: Vec<u32>,
+    pub(crate) posted_tail: Vec<u32>,
     /// When each node's host link is free again.
     pub(crate) host_free: Vec<u64>,
     /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
@@ -196,9 +201,21 @@ pub struct Core {
     /// pending. An engine gets one only while it is busy with messages waiting behind it.
     pub(crate) engine_wake: Vec<u64>,
     pub(crate) cands: Candidates,
+    /// Outputs posted for arbitration at the end of the instant, each once (its bit in
+    /// `arb_mark`), and nodes whose NICs inject then (`nic_mark`); see [`crate::phase`].
+    pub(crate) arb_due: Vec<u32>,
+    /// Head packets that choose among candidate hops at the end of the instant.
+    pub(crate) select_due: Vec<u32>,
+    pub(crate) arb_mark: Vec<u64>,
+    pub(crate) nic_due: Vec<u32>,
+    pub(crate) nic_mark: Vec<u64>,
+    pub(crate) phase_scratch: Vec<u32>,
     // bookkeeping
-    pub(crate) next_seq: u64,
-    pub(crate) delivered_bits: Vec<u64>,
+    /// Per source node: packets it has created (a packet's id is its source and this count, so
+    /// ids do not depend on what other nodes do).
+    pub(crate) next_seq: Vec<u32>,
+    /// Per source node: which of its packets were delivered (the duplicate guard).
+    pub(crate) delivered_bits: Vec<Vec<u64>>,
     pub(crate) last_progress: u64,
     pub(crate) in_network: u64,
     pub(crate) measured_outstanding: u64,
@@ -392,13 +409,21 @@ impl<W: Workload> Simulation<W> {
             nic_head: vec![NIL; nodes * graph.engines as usize],
             nic_tail: vec![NIL; nodes * graph.engines as usize],
             nic_rr: vec![0; nodes],
+            posted_head: vec![NIL; nodes],
+            posted_tail: vec![NIL; nodes],
             host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
             engine_wake: vec![0; nodes * graph.engines as usize],
             cands: Candidates::default(),
-            next_seq: 0,
-            delivered_bits: Vec::new(),
+            arb_due: Vec::new(),
+            select_due: Vec::new(),
+            arb_mark: vec![0; tp.div_ceil(64)],
+            nic_due: Vec::new(),
+            nic_mark: vec![0; nodes.div_ceil(64)],
+            phase_scratch: Vec::new(),
+            next_seq: vec![0; nodes],
+            delivered_bits: vec![Vec::new(); nodes],
             last_progress: 0,
             in_network: 0,
             measured_outstanding: 0,
@@ -443,6 +468,14 @@ impl<W: Workload> Simulation<W> {
             p: params,
         };
         Ok(Simulation { core, workload })
+    }
+
+    /// Test mode: same-instant events come out of the event queue in an order drawn from
+    /// `seed` instead of their scheduling order (`sim.tie_order = "shuffle"`). Results must not
+    /// change (tests check this); the run is slower.
+    pub fn with_tie_shuffle(mut self, seed: u64) -> Self {
+        self.core.queue.shuffle_ties(seed);
+        self
     }
 
     /// Send every credit return as an event, as the model did before returns could travel
@@ -518,7 +551,7 @@ impl<W: Workload> Simulation<W> {
             }
             Ev::EngineFree(ps) => {
                 let node = c.engines_div.div(ps - c.total_ports());
-                c.try_inject(node);
+                c.post_injection(node);
             }
             Ev::Deliver(pkt) => {
                 if let Some(d) = c.deliver(pkt) {
@@ -545,10 +578,7 @@ impl<W: Workload> Simulation<W> {
                     c.check_stop = true;
                 }
             }
-            Ev::MsgReady(m) => {
-                let src = c.messages.get(m).src;
-                c.enqueue_message(src, m);
-            }
+            Ev::MsgReady(src) => c.message_ready(src),
             Ev::MsgDone(m) => {
                 if let Some(d) = c.complete(m, true) {
                     self.workload.delivered(&d, &mut Api { core: c });
@@ -558,7 +588,7 @@ impl<W: Workload> Simulation<W> {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nic_wake[node as usize] == now {
                     c.nic_wake[node as usize] = 0;
-                    c.try_inject(node);
+                    c.post_injection(node);
                 }
             }
         }
@@ -579,6 +609,10 @@ impl<W: Workload> Simulation<W> {
         let mut phase_end = self.core.next_phase(hard_end);
         loop {
             let c = &mut self.core;
+            // Arbitration and injection happen once the instant's last event is handled.
+            if c.phase_due() && !c.queue.instant_pending() {
+                c.end_instant();
+            }
             let Some((now, ev)) = c.queue.pop() else {
                 if c.in_network > 0 || c.messages.live() > 0 {
                     let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
@@ -612,7 +646,9 @@ impl<W: Workload> Simulation<W> {
                     progress(Time(now));
                 }
             }
-            if c.check_stop {
+            // The stopping rules are judged once an instant is over (its remaining events would
+            // otherwise be handled or not depending on their order).
+            if c.check_stop && !c.queue.instant_pending() {
                 c.check_stop = false;
                 // Past the window: stop as soon as every measured message has arrived.
                 if now >= c.window_end && c.measured_outstanding == 0 {

@@ -50,13 +50,19 @@ impl Api<'_> {
     /// Queue a message of `bytes` at `src`'s NIC for `dst`. `tag` comes back on delivery.
     #[inline]
     pub fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64) {
-        self.core.send(src, dst, bytes, tag, crate::packet::NO_HINT);
+        self.core.send(src, dst, bytes, tag, crate::packet::NO_HINT, 0);
+    }
+    /// Like [`send`](Self::send), in priority class `prio`: an output grants a waiting packet
+    /// of a higher class before any of a lower one (round-robin within a class).
+    #[inline]
+    pub fn send_prio(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, prio: u8) {
+        self.core.send(src, dst, bytes, tag, crate::packet::NO_HINT, prio);
     }
     /// Like [`send`](Self::send), but the first hop leaves on local network port `port` of the
     /// source router (e.g. to use a particular one of two links to the same neighbour).
     #[inline]
     pub fn send_via(&mut self, src: NodeId, port: u8, dst: NodeId, bytes: u64, tag: u64) {
-        self.core.send(src, dst, bytes, tag, port);
+        self.core.send(src, dst, bytes, tag, port, 0);
     }
     /// Call [`Workload::wake`] for `node` at time `at` (not before now).
     #[inline]

@@ -1,0 +1,102 @@
+//! Results must not depend on the order in which the event queue hands out events of the same
+//! instant. `sim.tie_order = "shuffle"` draws that order at random (seeded); every example, the
+//! validation rows and a few harder settings must give exactly what the fixed order gives: the
+//! whole JSON report (summary, workload results, per-port counters), wall-clock figures aside.
+
+use fabricsim::{Plan, Scenario};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The JSON report of a run without its wall-clock figures.
+fn report(s: &Scenario) -> serde_json::Value {
+    let r = Plan::new(s).unwrap().run().unwrap();
+    let mut v = serde_json::to_value(&r).unwrap();
+    let o = v.as_object_mut().unwrap();
+    for k in ["wall_seconds", "events_per_second", "packet_hops_per_second"] {
+        o.remove(k);
+    }
+    v
+}
+
+fn with(s: &Scenario, sets: &[(&str, &str)]) -> Scenario {
+    let mut s = s.clone();
+    for (k, v) in sets {
+        s.set(k, v).unwrap();
+    }
+    s
+}
+
+/// The fixed order's report equals the report under two shuffles.
+fn assert_tie_order_free(name: &str, s: &Scenario) {
+    let fixed = report(s);
+    for seed in ["11", "12"] {
+        // The shuffle draws from the scenario's seed: change the queue's draws, not the traffic.
+        let shuffled = report(&with(s, &[("sim.tie_order", "\"shuffle\"")]).clone_with_queue_seed(seed));
+        assert!(fixed == shuffled, "{name}: results change when same-instant events are shuffled (draw {seed})\nfixed:    {}\nshuffled: {}", brief(&fixed), brief(&shuffled));
+    }
+}
+
+fn brief(v: &serde_json::Value) -> String {
+    let mut v = v.clone();
+    v.as_object_mut().unwrap().remove("ports");
+    v.to_string()
+}
+
+trait QueueSeed {
+    fn clone_with_queue_seed(&self, seed: &str) -> Scenario;
+}
+
+impl QueueSeed for Scenario {
+    /// The scenario with another shuffle stream for the event queue (traffic keeps its seed).
+    fn clone_with_queue_seed(&self, seed: &str) -> Scenario {
+        with(self, &[("sim.tie_seed", seed)])
+    }
+}
+
+#[test]
+fn every_example_gives_the_same_results_with_shuffled_ties() {
+    let mut n = 0;
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root().join("examples")).unwrap().map(|e| e.unwrap().path()).collect();
+    paths.sort();
+    for p in paths.iter().filter(|p| p.extension().is_some_and(|x| x == "toml")) {
+        assert_tie_order_free(&p.display().to_string(), &Scenario::from_file(p).unwrap());
+        n += 1;
+    }
+    assert!(n >= 9, "only {n} examples");
+}
+
+#[test]
+fn harder_settings_give_the_same_results_with_shuffled_ties() {
+    // Ties are common where every packet has the same size and links the same latency; these
+    // add saturation, several engines, VCs, credit stalls, priorities of the NIC's resources.
+    let base = Scenario::from_file(&root().join("examples/torus-uniform.toml")).unwrap();
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("saturated uniform, 2 engines, 4 VCs", &[("workload.load", "0.9"), ("nic.injection_engines", "2"), ("router.vcs", "4"), ("sim.duration", "2us")]),
+        ("tornado, small buffers", &[("workload.type", "\"tornado\""), ("workload.load", "0.6"), ("router.buffer", "\"1KiB\""), ("sim.duration", "2us")]),
+        ("hot region on a mesh", &[("workload.type", "\"hot_region\""), ("topology.wrap", "[false,false,false]"), ("workload.load", "0.5"), ("sim.duration", "2us")]),
+    ];
+    for (name, sets) in cases {
+        assert_tie_order_free(name, &with(&base, sets));
+    }
+    let a2a = Scenario::from_file(&root().join("examples/all-to-all.toml")).unwrap();
+    assert_tie_order_free("all-to-all, window 8, 2 engines", &with(&a2a, &[("workload.window", "8"), ("nic.injection_engines", "2")]));
+}
+
+#[test]
+fn validation_rows_give_the_same_results_with_shuffled_ties() {
+    // Every validation row (the papers' benchmarks on the machine presets), fixed and shuffled.
+    let dir = root().join("validation");
+    let simulated = |extra: &[String]| -> Vec<(String, f64)> {
+        let rows = fabricsim::validate::validate_with(Path::new(&dir), None, extra, |_| {}).unwrap();
+        rows.into_iter().map(|r| (format!("{}: {}", r.system, r.figure), r.simulated)).collect()
+    };
+    let fixed = simulated(&[]);
+    assert!(fixed.len() >= 60, "only {} rows", fixed.len());
+    let shuffled = simulated(&["sim.tie_order=shuffle".into(), "sim.tie_seed=5".into()]);
+    let moved: Vec<String> =
+        fixed.iter().zip(&shuffled).filter(|(f, s)| f != s).map(|(f, s)| format!("{}: {} fixed, {} shuffled", f.0, f.1, s.1)).collect();
+    assert!(moved.is_empty(), "validation figures change when same-instant events are shuffled:\n{}", moved.join("\n"));
+}

@@ -1,0 +1,106 @@
+//! Arbitration as a phase: decisions are taken once per instant, after every event of it.
+//!
+//! Several things can happen to an output at the same picosecond: heads become ready and ask
+//! for it, it finishes a transmission, credit arrives for it. Hardware arbitrates once per cycle
+//! among every request of that cycle; a model that granted the first requester it happened to
+//! process would make the winner an artefact of the event queue's order (and silently bypass
+//! priorities). So event handlers only *record* what happened (a request bit, credit, a freed
+//! output) and *post* the output for arbitration; when the last event of the instant has been
+//! handled, the run loop calls [`Core::end_instant`], which arbitrates every posted output once,
+//! among all its requests, by priority then round-robin.
+//!
+//! A packet with a choice of hops (several reception engines, a forced first hop with a choice
+//! of VC, later adaptive routing) chooses in the phase too, before arbitration: choices are made
+//! in ascending order of input VC, each seeing which outputs the ones before it requested, so
+//! packets that arrive together spread over equivalent outputs instead of all picking the one
+//! that looked free at the start of the instant.
+//!
+//! NICs work the same way: a message joining a queue, an engine finishing a packet, credit or
+//! a free host link post the node, and the phase lets its engines inject (engine 0 first: they
+//! share the host link and memory).
+//!
+//! Posted outputs and nodes are handled in ascending id order, so the phase itself does not
+//! depend on the order in which they were posted (grants at different outputs are independent,
+//! except for a node's memory, which ejection ports of one node share: the order by id decides
+//! there). The result: a run's outcome does not depend on how same-instant events are ordered,
+//! which `sim.tie_order = "shuffle"` (a test mode of the event queue) checks.
+//!
+//! Cost: one bit and one push per posted output, and a check after each event whether the
+//! instant is over (a minimum over the queue's lane fronts).
+
+use crate::sim::Core;
+
+impl Core {
+    /// Let packet `pkt` choose among its candidate hops at the end of this instant.
+    #[inline]
+    pub(crate) fn post_selection(&mut self, pkt: u32) {
+        self.select_due.push(pkt);
+    }
+
+    /// Arbitrate output `out` at the end of this instant (once, however often it is posted).
+    #[inline(always)]
+    pub(crate) fn post_arbitration(&mut self, out: u32) {
+        let (w, b) = (out as usize / 64, 1u64 << (out % 64));
+        if self.arb_mark[w] & b == 0 {
+            self.arb_mark[w] |= b;
+            self.arb_due.push(out);
+        }
+    }
+
+    /// Let `node`'s NIC engines inject at the end of this instant.
+    #[inline]
+    pub(crate) fn post_injection(&mut self, node: u32) {
+        let (w, b) = (node as usize / 64, 1u64 << (node % 64));
+        if self.nic_mark[w] & b == 0 {
+            self.nic_mark[w] |= b;
+            self.nic_due.push(node);
+        }
+    }
+
+    /// Whether outputs or NICs wait for the end of the instant.
+    #[inline(always)]
+    pub(crate) fn phase_due(&self) -> bool {
+        !self.arb_due.is_empty() || !self.nic_due.is_empty() || !self.select_due.is_empty()
+    }
+
+    /// The instant is over: arbitrate every posted output, then let every posted NIC inject,
+    /// each in ascending id order. Nothing here posts again (grants and injections schedule
+    /// events, at later times unless a delay is zero; those are handled, and their posts
+    /// arbitrated, in a further phase of the same instant).
+    #[inline(never)]
+    pub(crate) fn end_instant(&mut self) {
+        // Credit returns of this instant count whatever their rank (see `records.rs`).
+        self.queue.end_of_instant();
+        let mut due = std::mem::take(&mut self.phase_scratch);
+        // Packets with a choice to make choose first (by input VC: each sees the claims of
+        // those before it), then outputs arbitrate among all the instant's requests.
+        if !self.select_due.is_empty() {
+            std::mem::swap(&mut due, &mut self.select_due);
+            let packets = self.packets.slots();
+            due.sort_unstable_by_key(|&p| packets[p as usize].q);
+            for &pkt in &due {
+                self.select(pkt);
+            }
+            due.clear();
+        }
+        std::mem::swap(&mut due, &mut self.arb_due);
+        if due.len() > 1 {
+            due.sort_unstable();
+        }
+        for &out in &due {
+            self.arb_mark[out as usize / 64] &= !(1 << (out % 64));
+            self.arbitrate(out);
+        }
+        due.clear();
+        std::mem::swap(&mut due, &mut self.nic_due);
+        if due.len() > 1 {
+            due.sort_unstable();
+        }
+        for &node in &due {
+            self.nic_mark[node as usize / 64] &= !(1 << (node % 64));
+            self.try_inject(node);
+        }
+        due.clear();
+        self.phase_scratch = due;
+    }
+}
