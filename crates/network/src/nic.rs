@@ -73,7 +73,16 @@ impl Core {
             self.messages.get_mut(t).next = m;
         }
         self.nic_tail[qi] = m;
-        self.post_injection(src);
+        if !self.due && !self.queue.instant_pending() {
+            // The instant's last event, and nothing else waits for the phase: it would run next
+            // with this node alone, so inject now (as from the phase: every credit return of
+            // the instant counts). Later sends of the same handler find the engines as the
+            // phase would have left them, in the same order.
+            self.queue.end_of_instant();
+            self.try_inject(src);
+        } else {
+            self.post_injection(src);
+        }
     }
 
     /// Start packets on every idle engine that has a message and credit.

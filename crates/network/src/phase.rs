@@ -35,6 +35,7 @@ impl Core {
     #[inline]
     pub(crate) fn post_selection(&mut self, pkt: u32) {
         self.select_due.push(pkt);
+        self.due = true;
     }
 
     /// Arbitrate output `out` at the end of this instant (once, however often it is posted).
@@ -44,6 +45,7 @@ impl Core {
         if self.arb_mark[w] & b == 0 {
             self.arb_mark[w] |= b;
             self.arb_due.push(out);
+            self.due = true;
         }
     }
 
@@ -54,13 +56,14 @@ impl Core {
         if self.nic_mark[w] & b == 0 {
             self.nic_mark[w] |= b;
             self.nic_due.push(node);
+            self.due = true;
         }
     }
 
-    /// Whether outputs or NICs wait for the end of the instant.
+    /// Whether packets, outputs or NICs wait for the end of the instant.
     #[inline(always)]
     pub(crate) fn phase_due(&self) -> bool {
-        !self.arb_due.is_empty() || !self.nic_due.is_empty() || !self.select_due.is_empty()
+        self.due
     }
 
     /// The instant is over: arbitrate every posted output, then let every posted NIC inject,
@@ -71,9 +74,10 @@ impl Core {
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
-        let mut due = std::mem::take(&mut self.phase_scratch);
+        self.due = false;
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.
+        let mut due = std::mem::take(&mut self.phase_scratch);
         if !self.select_due.is_empty() {
             std::mem::swap(&mut due, &mut self.select_due);
             let packets = self.packets.slots();
@@ -83,24 +87,25 @@ impl Core {
             }
             due.clear();
         }
-        std::mem::swap(&mut due, &mut self.arb_due);
-        if due.len() > 1 {
-            due.sort_unstable();
+        self.phase_scratch = due;
+        // Arbitration and injection post nothing: the lists are read in place.
+        if self.arb_due.len() > 1 {
+            self.arb_due.sort_unstable();
         }
-        for &out in &due {
+        for i in 0..self.arb_due.len() {
+            let out = self.arb_due[i];
             self.arb_mark[out as usize / 64] &= !(1 << (out % 64));
             self.arbitrate(out);
         }
-        due.clear();
-        std::mem::swap(&mut due, &mut self.nic_due);
-        if due.len() > 1 {
-            due.sort_unstable();
+        self.arb_due.clear();
+        if self.nic_due.len() > 1 {
+            self.nic_due.sort_unstable();
         }
-        for &node in &due {
+        for i in 0..self.nic_due.len() {
+            let node = self.nic_due[i];
             self.nic_mark[node as usize / 64] &= !(1 << (node % 64));
             self.try_inject(node);
         }
-        due.clear();
-        self.phase_scratch = due;
+        self.nic_due.clear();
     }
 }

@@ -22,7 +22,7 @@ impl Core {
         let q = self.packets.get(pkt).q;
         let v = &self.vcq[q as usize];
         if v.head == pkt && !v.busy() {
-            self.request(pkt);
+            self.request(pkt, true);
         }
     }
 
@@ -44,8 +44,13 @@ impl Core {
     /// the routing gives a single hop; with several candidates, the choice among them waits
     /// for the end of the instant (see [`crate::phase`]), where it sees what the instant's other
     /// requests claimed.
+    ///
+    /// `alone`: the caller does nothing after this request (a head-ready event), so when it is
+    /// also the instant's last event and nothing else waits for the phase, the phase would run
+    /// right after it with this request alone: an idle, unrequested output with room is then
+    /// granted at once, exactly as the phase would, without posting it.
     #[inline(always)]
-    pub(crate) fn request(&mut self, pkt: u32) {
+    pub(crate) fn request(&mut self, pkt: u32, alone: bool) {
         let p = self.packets.get(pkt);
         let (ahead, ahead_vc) = (p.out, p.out_vc);
         let (out, vc) = if ahead != NIL {
@@ -57,7 +62,7 @@ impl Core {
                 None => return self.post_selection(pkt),
             }
         };
-        self.post_request(pkt, out, vc);
+        self.post_request(pkt, out, vc, alone);
     }
 
     /// Packet `pkt`, head of its input VC, requests output `out` on `vc`: its request bit is
@@ -65,15 +70,21 @@ impl Core {
     /// arbitrates when it frees). Never granted here: another request of the same instant may
     /// come later.
     #[inline(always)]
-    pub(crate) fn post_request(&mut self, pkt: u32, out: u32, vc: u8) {
+    pub(crate) fn post_request(&mut self, pkt: u32, out: u32, vc: u8, alone: bool) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
         let (q, size, prio) = (p.q, p.wire_bytes, p.prio);
         let v = &mut self.vcq[q as usize];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
-        let o = &mut self.outs[out as usize];
+        let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q - o.qbase;
+        if alone && !o.requested() && o.busy_until <= now && !self.due && !self.queue.instant_pending() && self.credit(out, vc) >= size {
+            // What the phase would do (see `request`).
+            self.grant(out, bit, q);
+            return;
+        }
+        let o = &mut self.outs[out as usize];
         o.add_request(bit);
         let idle = o.busy_until <= now;
         self.requested[out as usize / 64] |= 1 << (out % 64);
@@ -113,7 +124,7 @@ impl Core {
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc) = (out, h.vc);
-        self.post_request(pkt, out, h.vc);
+        self.post_request(pkt, out, h.vc, false);
     }
 
     /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
@@ -169,7 +180,16 @@ impl Core {
         // Most calls find the output busy or unrequested: that check stays inline.
         let o = &self.outs[out as usize];
         if o.busy_until <= self.queue.now().ps() && o.requested() {
-            self.arbitrate_requests(out, o.requests());
+            let mask = o.requests();
+            if mask.is_power_of_two() {
+                // One requester (the usual case): granted if it fits, no round-robin to turn.
+                let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
+                let v = self.vcq[(qbase + bit) as usize];
+                if self.credit(out, v.out_vc) >= v.bytes {
+                    return self.grant(out, bit, qbase + bit);
+                }
+            }
+            self.arbitrate_requests(out, mask);
         }
     }
 
@@ -362,7 +382,7 @@ impl Core {
             let h = self.packets.get(head);
             let ready_at = h.ready_at;
             if ready_at <= self.queue.now().ps() {
-                self.request(head);
+                self.request(head, false);
             } else if !h.armed {
                 let l = if self.vcq[q as usize].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
                 self.queue.schedule_on(l, Time(ready_at), Ev::Ready(head));

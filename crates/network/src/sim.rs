@@ -210,6 +210,8 @@ pub struct Core {
     pub(crate) nic_due: Vec<u32>,
     pub(crate) nic_mark: Vec<u64>,
     pub(crate) phase_scratch: Vec<u32>,
+    /// Whether any of the three lists above is non-empty.
+    pub(crate) due: bool,
     // bookkeeping
     /// Per source node: packets it has created (a packet's id is its source and this count, so
     /// ids do not depend on what other nodes do).
@@ -422,6 +424,7 @@ impl<W: Workload> Simulation<W> {
             nic_due: Vec::new(),
             nic_mark: vec![0; nodes.div_ceil(64)],
             phase_scratch: Vec::new(),
+            due: false,
             next_seq: vec![0; nodes],
             delivered_bits: vec![Vec::new(); nodes],
             last_progress: 0,
@@ -564,10 +567,12 @@ impl<W: Workload> Simulation<W> {
                 }
                 let p = c.packets.get(pkt);
                 let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
+                // The release first: the workload's reaction comes last in the event, as a NIC
+                // that injects at once (see `Core::enqueue_message`) requires.
+                c.on_out_free(port, q, bytes);
                 if let Some(d) = c.deliver(pkt) {
-                    self.workload.delivered(&d, &mut Api { core: &mut self.core });
+                    self.workload.delivered(&d, &mut Api { core: c });
                 }
-                self.core.on_out_free(port, q, bytes);
             }
             Ev::Wake(node) => {
                 c.warm_wake();
