@@ -204,7 +204,13 @@ fn run(cli: Cli) -> Result<(), Error> {
             println!("{:>12} {:>14} {:>14} {:>14}", "bytes", "GB/s", "latency ns", "completion ns");
             let f = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
             for p in &pts {
-                println!("{:>12} {:>14} {:>14} {:>14}", p.message_bytes, f(p.throughput_gb_per_s, 3), f(p.one_way_latency_ns, 1), f(p.completion_ns, 1));
+                println!(
+                    "{:>12} {:>14} {:>14} {:>14}",
+                    p.message_bytes,
+                    f(p.throughput_gb_per_s, 3),
+                    f(p.one_way_latency_ns, 1),
+                    f(p.completion_ns, 1)
+                );
             }
             if let Some(p) = csv {
                 write_out(&p, &fabricsim::sweep::sizes_csv(&pts))?;
@@ -227,7 +233,10 @@ fn run(cli: Cli) -> Result<(), Error> {
             println!("{:>8} {:>10} {:>12} {:>12} {:>10}", "offered", "accepted", "mean ns", "p99 ns", "state");
             for p in &rep.points {
                 let state = if p.saturated { "SATURATED" } else { "ok" };
-                println!("{:>8.3} {:>10.4} {:>12.1} {:>12.1} {:>10}", p.offered_load, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, state);
+                println!(
+                    "{:>8.3} {:>10.4} {:>12.1} {:>12.1} {:>10}",
+                    p.offered_load, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, state
+                );
             }
             match rep.saturation_load {
                 Some(l) => println!("saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),

@@ -27,7 +27,8 @@ fn run_json_has_the_documented_keys() {
     let (code, _, err) = fabricsim(&["run", &example("torus-uniform.toml"), "--json", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-    for k in ["sim_time_ns", "packets_injected", "packets_delivered", "bytes_delivered", "wall_seconds", "events", "events_per_second", "packet_hops"] {
+    for k in ["sim_time_ns", "packets_injected", "packets_delivered", "bytes_delivered", "wall_seconds", "events", "events_per_second", "packet_hops"]
+    {
         assert!(v.get(k).is_some(), "missing {k}");
     }
     for k in ["mean", "p50", "p99", "max"] {
@@ -42,7 +43,8 @@ fn run_json_has_the_documented_keys() {
 
 #[test]
 fn info_json_reports_the_analysis() {
-    let (code, out, _) = fabricsim(&["info", "--json", "--set", "topology.shape=[24,18,16,2,3,2]", "--set", "topology.wrap=[true,false,true,false,true,false]"]);
+    let (code, out, _) =
+        fabricsim(&["info", "--json", "--set", "topology.shape=[24,18,16,2,3,2]", "--set", "topology.wrap=[true,false,true,false,true,false]"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["nodes"], 82944);
@@ -76,7 +78,16 @@ fn sweep_writes_csv_and_finds_saturation() {
     std::fs::create_dir_all(&dir).unwrap();
     let csv = dir.join("s.csv");
     let (code, out, err) = fabricsim(&[
-        "sweep", &example("torus-uniform.toml"), "--loads", "0.1,0.95", "--set", "workload.type=tornado", "--set", "topology.shape=[8,8]", "--csv", csv.to_str().unwrap(),
+        "sweep",
+        &example("torus-uniform.toml"),
+        "--loads",
+        "0.1,0.95",
+        "--set",
+        "workload.type=tornado",
+        "--set",
+        "topology.shape=[8,8]",
+        "--csv",
+        csv.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("SATURATED"), "{out}");
@@ -107,12 +118,23 @@ fn validate_passes_every_row_and_covers_the_required_figures() {
     let rows: Vec<serde_json::Value> = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let has = |system: &str, needle: &str| rows.iter().any(|r| r["system"] == system && r["figure"].as_str().unwrap().contains(needle));
     for (s, f) in [
-        ("TofuD", "Put latency"), ("Tofu2", "Put latency"), ("Tofu", "Put latency"),
-        ("TofuD", "injection rate"), ("Tofu2", "injection rate"), ("Tofu", "injection rate"),
-        ("TofuD", "single-Put"), ("Tofu2", "single-Put"), ("Tofu", "single-Put"),
-        ("BGQ", "13 hops"), ("BGQ", "1 MB"), ("BGQ", "256 MB"),
-        ("Dawning", "minimum application latency"), ("APEnet+", "host memory"), ("APEnet+", "GPU-sourced"),
-        ("Tofu", "K computer"), ("TofuD", "post-K"),
+        ("TofuD", "Put latency"),
+        ("Tofu2", "Put latency"),
+        ("Tofu", "Put latency"),
+        ("TofuD", "injection rate"),
+        ("Tofu2", "injection rate"),
+        ("Tofu", "injection rate"),
+        ("TofuD", "single-Put"),
+        ("Tofu2", "single-Put"),
+        ("Tofu", "single-Put"),
+        ("BGQ", "13 hops"),
+        ("BGQ", "1 MB"),
+        ("BGQ", "256 MB"),
+        ("Dawning", "minimum application latency"),
+        ("APEnet+", "host memory"),
+        ("APEnet+", "GPU-sourced"),
+        ("Tofu", "K computer"),
+        ("TofuD", "post-K"),
     ] {
         assert!(has(s, f), "no row for {s} / {f}");
     }
@@ -160,9 +182,17 @@ fn every_preset_runs_its_default_scenario() {
 #[test]
 fn sweep_over_message_sizes_gives_a_rising_throughput_curve() {
     let (code, out, err) = fabricsim(&[
-        "sweep", "--set", "machine.preset=tofud", "--set", "workload.type=throughput",
-        "--set", "workload.src=[0,0,0,0,0,0]", "--set", "workload.dst=[1,0,0,0,0,0]",
-        "--sizes", "256B,64KiB,1MiB",
+        "sweep",
+        "--set",
+        "machine.preset=tofud",
+        "--set",
+        "workload.type=throughput",
+        "--set",
+        "workload.src=[0,0,0,0,0,0]",
+        "--set",
+        "workload.dst=[1,0,0,0,0,0]",
+        "--sizes",
+        "256B,64KiB,1MiB",
     ]);
     assert_eq!(code, 0, "{err}");
     let gbs: Vec<f64> = out.lines().skip(1).map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap()).collect();

@@ -77,11 +77,11 @@ impl fmt::Display for Time {
         let ps = self.0;
         if ps == 0 {
             write!(f, "0ns")
-        } else if ps % 1_000_000_000 == 0 {
+        } else if ps.is_multiple_of(1_000_000_000) {
             write!(f, "{}ms", ps / 1_000_000_000)
-        } else if ps % 1_000_000 == 0 {
+        } else if ps.is_multiple_of(1_000_000) {
             write!(f, "{}us", ps / 1_000_000)
-        } else if ps % 1_000 == 0 {
+        } else if ps.is_multiple_of(1_000) {
             write!(f, "{}ns", ps / 1_000)
         } else {
             write!(f, "{ps}ps")
@@ -186,11 +186,7 @@ impl Bandwidth {
             "Mb/s" => 1e6 / 8.0,
             "Gb/s" => 1e9 / 8.0,
             "Tb/s" => 1e12 / 8.0,
-            other => {
-                return Err(format!(
-                    "'{s}' has unknown bandwidth unit '{other}' (use B/s, KB/s, MB/s, GB/s, TB/s or b/s, Mb/s, Gb/s)"
-                ))
-            }
+            other => return Err(format!("'{s}' has unknown bandwidth unit '{other}' (use B/s, KB/s, MB/s, GB/s, TB/s or b/s, Mb/s, Gb/s)")),
         };
         let v = to_integer(num * scale, s)?;
         if v == 0 {
@@ -208,11 +204,7 @@ impl fmt::Display for Bandwidth {
 
 fn split_number(s: &str) -> Result<(f64, &str), String> {
     let t = s.trim();
-    let end = t
-        .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_'))
-        .map(|(i, _)| i)
-        .unwrap_or(t.len());
+    let end = t.char_indices().find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_')).map(|(i, _)| i).unwrap_or(t.len());
     let (n, u) = t.split_at(end);
     if n.is_empty() {
         return Err(format!("'{s}' does not start with a number"));

@@ -522,10 +522,7 @@ mod tests {
         let order: Vec<&str> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         // "early" would break lane 1's order and "lane2-late" lane 2's, so both went to the heap;
         // they still come out by time, and a fallen-back event keeps its lane's rank.
-        assert_eq!(
-            order,
-            vec!["early", "lane2-late", "heap-a", "heap-b", "lane0-a", "lane0-b", "lane1", "lane2", "lane2-again"]
-        );
+        assert_eq!(order, vec!["early", "lane2-late", "heap-a", "heap-b", "lane0-a", "lane0-b", "lane1", "lane2", "lane2-again"]);
     }
 
     /// A slow reference: the same lanes-or-heap placement rule, and a pop that searches every

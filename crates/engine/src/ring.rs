@@ -3,7 +3,6 @@
 //! wrap-around arithmetic. Slots outside `head..tail` (positions taken modulo the capacity) hold
 //! stale copies, never read.
 
-
 pub(crate) struct Ring<T> {
     buf: Vec<T>,
     /// `buf.len() - 1` (the capacity is a power of two, or 0).

@@ -33,8 +33,7 @@ pub struct Plan {
     pub closed: bool,
 }
 
-const OPEN_LOOP: &[&str] =
-    &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
+const OPEN_LOOP: &[&str] = &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
 /// Optional workload keys each workload type uses (`type`, `load` and `packet_size` always apply).
 const WORKLOAD_KEYS: &[(&str, &[&str])] = &[
     ("pingpong", &["src", "dst", "message_size", "iterations"]),
@@ -59,9 +58,7 @@ impl Plan {
                 Topology::Torus(Torus::new(t.shape.clone(), wrap, t.axes.clone())?)
             }
             "fat_tree" => Topology::FatTree(FatTree::new(t.radix, t.levels, t.rails, t.full_radix_top)?),
-            other => {
-                return Err(ConfigError::new("topology.type", format!("'{other}' is not one of torus, mesh, fat_tree")).into())
-            }
+            other => return Err(ConfigError::new("topology.type", format!("'{other}' is not one of torus, mesh, fat_tree")).into()),
         };
         let engines = match (&topology, s.nic.injection_engines) {
             (Topology::FatTree(f), Some(e)) if e != f.rails() => {
@@ -76,13 +73,9 @@ impl Plan {
             (_, None) => 1,
         };
         let rspec = match (s.routing.kind.as_deref(), &topology) {
-            (Some("dimension_order"), _) | (None, Topology::Torus(_)) => {
-                RoutingSpec::DimensionOrder { order: s.routing.order.clone() }
-            }
+            (Some("dimension_order"), _) | (None, Topology::Torus(_)) => RoutingSpec::DimensionOrder { order: s.routing.order.clone() },
             (Some("up_down"), _) | (None, Topology::FatTree(_)) => RoutingSpec::FatTreeUpDown,
-            (Some(other), _) => {
-                return Err(ConfigError::new("routing.type", format!("'{other}' is not one of dimension_order, up_down")).into())
-            }
+            (Some(other), _) => return Err(ConfigError::new("routing.type", format!("'{other}' is not one of dimension_order, up_down")).into()),
         };
         if s.routing.order.is_some() && rspec == RoutingSpec::FatTreeUpDown {
             return Err(ConfigError::new("routing.order", "only applies to dimension_order routing").into());
@@ -179,11 +172,7 @@ impl Plan {
         let kind = s.workload.kind.as_str();
         let closed = CLOSED.contains(&kind);
         if !closed && !OPEN_LOOP.contains(&kind) {
-            return Err(ConfigError::new(
-                "workload.type",
-                format!("'{kind}' is not one of {}", [OPEN_LOOP, CLOSED].concat().join(", ")),
-            )
-            .into());
+            return Err(ConfigError::new("workload.type", format!("'{kind}' is not one of {}", [OPEN_LOOP, CLOSED].concat().join(", "))).into());
         }
         if !closed && !(0.0..=1.0).contains(&s.workload.load) {
             return Err(ConfigError::new("workload.load", format!("{} must be between 0 and 1", s.workload.load)).into());
@@ -237,9 +226,7 @@ impl Plan {
     }
 
     fn node_at(&self, field: &str, coords: &Option<Vec<u32>>) -> Result<NodeId, Error> {
-        let c = coords
-            .as_ref()
-            .ok_or_else(|| ConfigError::new(field, format!("is required by workload type '{}'", self.scenario.workload.kind)))?;
+        let c = coords.as_ref().ok_or_else(|| ConfigError::new(field, format!("is required by workload type '{}'", self.scenario.workload.kind)))?;
         let r = match &self.topology {
             Topology::Torus(t) => t.node_at(c),
             Topology::FatTree(f) => match c.as_slice() {
@@ -315,12 +302,13 @@ impl Plan {
                         &built
                     }
                 };
-                let ports: Vec<u32> = (0..g.ports_of(src))
-                    .filter(|&l| g.kind[g.port(src, l) as usize] == fabricsim_topology::PortKind::Network)
-                    .collect();
+                let ports: Vec<u32> =
+                    (0..g.ports_of(src)).filter(|&l| g.kind[g.port(src, l) as usize] == fabricsim_topology::PortKind::Network).collect();
                 let n = w.directions.map(|d| d as usize).unwrap_or(ports.len());
                 if n == 0 || n > ports.len() {
-                    return Err(ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into());
+                    return Err(
+                        ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into()
+                    );
                 }
                 let mut streams = Vec::new();
                 for &l in &ports[..n] {
@@ -333,9 +321,7 @@ impl Plan {
                 }
                 AnyWorkload::LinkStreams(LinkStreams::new(streams, size, w.messages.unwrap_or(1)))
             }
-            "all_to_all" => {
-                AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4)))
-            }
+            "all_to_all" => AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4))),
             kind => {
                 let pattern = match kind {
                     "uniform_random" => Pattern::UniformRandom,

@@ -34,8 +34,7 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
         let names: Vec<&str> = PRESETS.iter().map(|p| p.0).collect();
         ConfigError::new("machine.preset", format!("'{name}' is not one of {}", names.join(", ")))
     })?;
-    let mut base: toml::Value =
-        toml::from_str(text).map_err(|e| ConfigError::new("machine.preset", format!("preset '{name}' is malformed: {e}")))?;
+    let mut base: toml::Value = toml::from_str(text).map_err(|e| ConfigError::new("machine.preset", format!("preset '{name}' is malformed: {e}")))?;
     // A preset's default workload applies only when the scenario keeps its workload type:
     // choosing another type drops all the preset's workload keys.
     let wanted = value.get("workload").and_then(|w| w.get("type")).cloned();

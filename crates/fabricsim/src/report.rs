@@ -93,14 +93,28 @@ impl RunReport {
         let l = &self.latency_ns;
         use std::fmt::Write;
         let _ = writeln!(s, "scenario     {}", self.name.as_deref().unwrap_or("(unnamed)"));
-        let _ = writeln!(s, "workload     {} on {} nodes{}", self.workload_type, self.nodes,
-            self.offered_load.map(|x| format!(", offered load {:.3}", x)).unwrap_or_default());
+        let _ = writeln!(
+            s,
+            "workload     {} on {} nodes{}",
+            self.workload_type,
+            self.nodes,
+            self.offered_load.map(|x| format!(", offered load {:.3}", x)).unwrap_or_default()
+        );
         let _ = writeln!(s, "simulated    {:.1} ns (warm-up {:.1} ns, window {:.1} ns)", self.sim_time_ns, self.warmup_ns, self.window_ns);
-        let _ = writeln!(s, "packets      {} injected, {} delivered; {} bytes delivered", self.packets_injected, self.packets_delivered, self.bytes_delivered);
+        let _ = writeln!(
+            s,
+            "packets      {} injected, {} delivered; {} bytes delivered",
+            self.packets_injected, self.packets_delivered, self.bytes_delivered
+        );
         let _ = writeln!(s, "latency ns   mean {:.1}  p50 {:.1}  p99 {:.1}  max {:.1}  ({} messages)", l.mean, l.p50, l.p99, l.max, l.count);
         if self.offered_load.is_some() {
-            let _ = writeln!(s, "accepted     {:.4} B/ns/node = {:.3} of injection bandwidth{}", self.accepted_throughput.bytes_per_ns_per_node,
-                self.accepted_throughput.fraction_of_injection, if self.drained { "" } else { "  [NOT DRAINED: saturated]" });
+            let _ = writeln!(
+                s,
+                "accepted     {:.4} B/ns/node = {:.3} of injection bandwidth{}",
+                self.accepted_throughput.bytes_per_ns_per_node,
+                self.accepted_throughput.fraction_of_injection,
+                if self.drained { "" } else { "  [NOT DRAINED: saturated]" }
+            );
         }
         if let Some(x) = self.workload.one_way_latency_ns {
             let _ = writeln!(s, "one-way      {x:.1} ns");
@@ -111,7 +125,14 @@ impl RunReport {
         if let Some(x) = self.workload.completion_ns {
             let _ = writeln!(s, "completion   {x:.1} ns");
         }
-        let _ = writeln!(s, "engine       {} events, {} packet-hops in {:.3} s ({:.2} M hops/s)", self.events, self.packet_hops, self.wall_seconds, self.packet_hops_per_second / 1e6);
+        let _ = writeln!(
+            s,
+            "engine       {} events, {} packet-hops in {:.3} s ({:.2} M hops/s)",
+            self.events,
+            self.packet_hops,
+            self.wall_seconds,
+            self.packet_hops_per_second / 1e6
+        );
         s
     }
 }

@@ -358,9 +358,7 @@ impl Scenario {
         }
         let mut cur = &mut root;
         for (i, part) in parts.iter().enumerate() {
-            let table = cur
-                .as_table_mut()
-                .ok_or_else(|| Error::Config(ConfigError::new(parts[..i].join("."), "is not a section")))?;
+            let table = cur.as_table_mut().ok_or_else(|| Error::Config(ConfigError::new(parts[..i].join("."), "is not a section")))?;
             if i + 1 == parts.len() {
                 table.insert(part.to_string(), parsed.clone());
                 break;
@@ -374,9 +372,7 @@ impl Scenario {
     /// Apply `key=value` overrides in order.
     pub fn apply_overrides(&mut self, sets: &[String]) -> Result<(), Error> {
         for s in sets {
-            let (k, v) = s
-                .split_once('=')
-                .ok_or_else(|| Error::Config(ConfigError::new("--set", format!("'{s}' is not key.path=value"))))?;
+            let (k, v) = s.split_once('=').ok_or_else(|| Error::Config(ConfigError::new("--set", format!("'{s}' is not key.path=value"))))?;
             self.set(k.trim(), v.trim())?;
         }
         Ok(())

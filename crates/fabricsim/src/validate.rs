@@ -96,8 +96,17 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
             }
         }
         "packet_efficiency" => plan.params.format.efficiency(),
-        "nodes" | "links" | "ports_per_node" | "diameter" | "links_optical" | "links_electrical" | "optical_link_fraction"
-        | "links_per_plane" | "switches_per_plane" | "bisection_bandwidth" | "total_injection_bandwidth" => {
+        "nodes"
+        | "links"
+        | "ports_per_node"
+        | "diameter"
+        | "links_optical"
+        | "links_electrical"
+        | "optical_link_fraction"
+        | "links_per_plane"
+        | "switches_per_plane"
+        | "bisection_bandwidth"
+        | "total_injection_bandwidth" => {
             let i = plan.info();
             let k = i.link_kinds;
             let planes = match &plan.topology {

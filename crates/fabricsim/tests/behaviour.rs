@@ -300,7 +300,8 @@ mod bad_input {
 
     #[test]
     fn regression_review_findings_are_config_errors_not_panics() {
-        assert!(err("[topology]\ntype = \"fat_tree\"\nlevels = 2\nradix = 4\n[workload]\ntype = \"simultaneous_puts\"\nsrc = [5]").starts_with("workload.type"));
+        assert!(err("[topology]\ntype = \"fat_tree\"\nlevels = 2\nradix = 4\n[workload]\ntype = \"simultaneous_puts\"\nsrc = [5]")
+            .starts_with("workload.type"));
         assert!(err("[nic]\ninjection_engines = 17").starts_with("nic.injection_engines"));
         assert!(err("[packet]\nlanes = 1000000\nlane_framing = \"4096B\"\nmax_payload = \"1KiB\"").starts_with("packet.lanes"));
         assert!(err("[packet]\nmax_payload = \"64MiB\"").starts_with("packet.max_payload"));

@@ -35,7 +35,12 @@ fn assert_tie_order_free(name: &str, s: &Scenario) {
     for seed in ["11", "12"] {
         // The shuffle draws from the scenario's seed: change the queue's draws, not the traffic.
         let shuffled = report(&with(s, &[("sim.tie_order", "\"shuffle\"")]).clone_with_queue_seed(seed));
-        assert!(fixed == shuffled, "{name}: results change when same-instant events are shuffled (draw {seed})\nfixed:    {}\nshuffled: {}", brief(&fixed), brief(&shuffled));
+        assert!(
+            fixed == shuffled,
+            "{name}: results change when same-instant events are shuffled (draw {seed})\nfixed:    {}\nshuffled: {}",
+            brief(&fixed),
+            brief(&shuffled)
+        );
     }
 }
 
@@ -74,9 +79,18 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
     // add saturation, several engines, VCs, credit stalls, priorities of the NIC's resources.
     let base = Scenario::from_file(&root().join("examples/torus-uniform.toml")).unwrap();
     let cases: &[(&str, &[(&str, &str)])] = &[
-        ("saturated uniform, 2 engines, 4 VCs", &[("workload.load", "0.9"), ("nic.injection_engines", "2"), ("router.vcs", "4"), ("sim.duration", "2us")]),
-        ("tornado, small buffers", &[("workload.type", "\"tornado\""), ("workload.load", "0.6"), ("router.buffer", "\"1KiB\""), ("sim.duration", "2us")]),
-        ("hot region on a mesh", &[("workload.type", "\"hot_region\""), ("topology.wrap", "[false,false,false]"), ("workload.load", "0.5"), ("sim.duration", "2us")]),
+        (
+            "saturated uniform, 2 engines, 4 VCs",
+            &[("workload.load", "0.9"), ("nic.injection_engines", "2"), ("router.vcs", "4"), ("sim.duration", "2us")],
+        ),
+        (
+            "tornado, small buffers",
+            &[("workload.type", "\"tornado\""), ("workload.load", "0.6"), ("router.buffer", "\"1KiB\""), ("sim.duration", "2us")],
+        ),
+        (
+            "hot region on a mesh",
+            &[("workload.type", "\"hot_region\""), ("topology.wrap", "[false,false,false]"), ("workload.load", "0.5"), ("sim.duration", "2us")],
+        ),
     ];
     for (name, sets) in cases {
         assert_tie_order_free(name, &with(&base, sets));

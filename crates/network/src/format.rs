@@ -63,7 +63,7 @@ impl PacketFormat {
         if wire > MAX_WIRE as u64 {
             return Err(ConfigError::new("packet.max_payload", format!("a full packet of {wire}B exceeds the {MAX_WIRE}B limit")));
         }
-        if self.payload_align == 0 || self.max_payload % self.payload_align != 0 {
+        if self.payload_align == 0 || !self.max_payload.is_multiple_of(self.payload_align) {
             return Err(ConfigError::new(
                 "packet.payload_align",
                 format!("{} must be positive and divide packet.max_payload = {}", self.payload_align, self.max_payload),

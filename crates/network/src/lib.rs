@@ -65,13 +65,13 @@
 //! returns keep the event queue's ordering key in the buffer record, and workload callbacks of
 //! one instant come in queue order (the built-in workloads do not depend on it: tested).
 
-pub mod format;
-pub mod packet;
-pub mod params;
 mod channel;
 mod delivery;
+pub mod format;
 mod measure;
 mod nic;
+pub mod packet;
+pub mod params;
 mod phase;
 mod records;
 mod router;

@@ -64,10 +64,7 @@ impl NetworkParams {
         if self.buffer_bytes < max {
             return Err(ConfigError::new(
                 "router.buffer",
-                format!(
-                    "{}B per VC cannot hold one {}B packet; virtual cut-through needs room for a whole packet",
-                    self.buffer_bytes, max
-                ),
+                format!("{}B per VC cannot hold one {}B packet; virtual cut-through needs room for a whole packet", self.buffer_bytes, max),
             ));
         }
         if self.watchdog == Time::ZERO {

@@ -143,7 +143,18 @@ const _: () = assert!(std::mem::size_of::<InputVc>() == 32);
 
 impl Default for InputVc {
     fn default() -> Self {
-        InputVc { head: NIL, tail: NIL, bytes: 0, credits: 0, pend_key: u64::MAX, pend_bytes: 0, out_vc: 0, prio: 0, flags: 0, up_class: channel::NONE }
+        InputVc {
+            head: NIL,
+            tail: NIL,
+            bytes: 0,
+            credits: 0,
+            pend_key: u64::MAX,
+            pend_bytes: 0,
+            out_vc: 0,
+            prio: 0,
+            flags: 0,
+            up_class: channel::NONE,
+        }
     }
 }
 

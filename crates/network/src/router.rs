@@ -246,7 +246,25 @@ impl Core {
     /// inlined into the event loop; this one is not: inlined into its three callers it spills
     /// registers (BENCHMARKS.md, session 6: +61 M instructions on the 50 us run, 7% slower).
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
-        let Core { outs, stall, vcq, packets, queue, timing, p: params, mem_free, vcs, last_progress, out: outcome, requested, routing, graph, router_div, lookahead, .. } = self;
+        let Core {
+            outs,
+            stall,
+            vcq,
+            packets,
+            queue,
+            timing,
+            p: params,
+            mem_free,
+            vcs,
+            last_progress,
+            out: outcome,
+            requested,
+            routing,
+            graph,
+            router_div,
+            lookahead,
+            ..
+        } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
         let now = queue.now().ps();
         // Take the packet off its input VC, which stays busy until the tail has left.

@@ -3,8 +3,8 @@
 
 use crate::channel::ChannelTiming;
 use crate::packet::{Message, Packet, Slab, NIL};
-use crate::records::{InputVc, OutPort, Stall};
 use crate::params::NetworkParams;
+use crate::records::{InputVc, OutPort, Stall};
 use crate::workload::{Api, Workload};
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
 use fabricsim_engine::EventQueue;
@@ -292,7 +292,6 @@ impl Core {
         }
     }
 
-
     /// Reserve memory time for `bytes` of uncached data at `node` (see [`reserve_memory`]).
     pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
         let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
@@ -303,7 +302,6 @@ impl Core {
         let at = at.max(self.queue.now());
         self.queue.schedule(at, Ev::Wake(node));
     }
-
 }
 
 /// Owning router of router port `port`, and the router's first global port: computed with
@@ -639,7 +637,7 @@ impl<W: Workload> Simulation<W> {
             self.dispatch(now, ev);
             let c = &mut self.core;
             n += 1;
-            if n % RARE_CHECK_EVERY == 0 {
+            if n.is_multiple_of(RARE_CHECK_EVERY) {
                 // Rare conditions are checked every few thousand events (and once more when the
                 // loop ends): an error waits in `error` until then, and a deadlock is reported a
                 // little after the watchdog expires.
@@ -647,7 +645,7 @@ impl<W: Workload> Simulation<W> {
                     break;
                 }
                 c.check_watchdog(now, watchdog)?;
-                if n % PROGRESS_EVERY == 0 {
+                if n.is_multiple_of(PROGRESS_EVERY) {
                     progress(Time(now));
                 }
             }
@@ -679,11 +677,7 @@ impl<W: Workload> Simulation<W> {
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
         if c.out.packets_injected != c.out.packets_delivered + in_flight || c.in_network != in_flight {
-            return Err(SimError::Conservation {
-                injected: c.out.packets_injected,
-                delivered: c.out.packets_delivered,
-                in_flight,
-            });
+            return Err(SimError::Conservation { injected: c.out.packets_injected, delivered: c.out.packets_delivered, in_flight });
         }
         c.out.sim_time = c.queue.now();
         c.out.events = c.queue.events_processed();
@@ -697,4 +691,3 @@ impl<W: Workload> Simulation<W> {
         Ok(out)
     }
 }
-

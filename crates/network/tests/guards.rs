@@ -208,10 +208,7 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
 
 /// Run `make()` on an 8-ring twice, with credit returns silent where possible and with every
 /// return an event; returns both outcomes and their credit-stall totals.
-fn silent_and_evented<W: Workload>(
-    make: impl Fn() -> W,
-    p: NetworkParams,
-) -> ((fabricsim_network::Outcome, u64), (fabricsim_network::Outcome, u64)) {
+fn silent_and_evented<W: Workload>(make: impl Fn() -> W, p: NetworkParams) -> ((fabricsim_network::Outcome, u64), (fabricsim_network::Outcome, u64)) {
     let run = |events: bool| {
         let sim = ring8(p.clone(), make());
         let mut sim = if events { sim.with_credit_events() } else { sim };
@@ -232,9 +229,8 @@ fn silent_credit_returns_change_only_the_event_count() {
     // heap events that run before the credit events of their instant and must not see credit
     // that has not arrived in that order.
     let (mut silent_events, mut all_events, mut stalled_cases) = (0, 0, 0);
-    let key = |o: &fabricsim_network::Outcome| {
-        (o.sim_time, o.packets_delivered, o.packet_hops, o.message_latency.mean(), o.message_latency.summary())
-    };
+    let key =
+        |o: &fabricsim_network::Outcome| (o.sim_time, o.packets_delivered, o.packet_hops, o.message_latency.mean(), o.message_latency.summary());
     let flood_cases = [(1, 2, 3, 4), (2, 2, 4, 16), (1, 4, 5, 8), (2, 4, 1, 2), (1, 2, 2, 1)];
     // Periods in ps; 159.2 ns is when a node's previous packet's credit comes back to its NIC
     // (100 ns NIC latency, 51.2 ns on the wire, 8 ns back): timers and credit returns coincide.
@@ -280,12 +276,9 @@ fn lookahead_routing_and_prefetching_change_nothing() {
         (g, Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap()))
     };
     let mut cases = 0;
-    for (engines, vcs, shape, wrap) in [
-        (1, 2, vec![8], vec![true]),
-        (2, 4, vec![8], vec![true]),
-        (1, 2, vec![4, 3], vec![true, false]),
-        (2, 2, vec![4, 3], vec![true, false]),
-    ] {
+    for (engines, vcs, shape, wrap) in
+        [(1, 2, vec![8], vec![true]), (2, 4, vec![8], vec![true]), (1, 2, vec![4, 3], vec![true, false]), (2, 2, vec![4, 3], vec![true, false])]
+    {
         let mut p = params(vcs);
         p.engines = engines;
         let n: u32 = shape.iter().product();
@@ -373,10 +366,14 @@ fn messages_waiting_for_a_busy_engine_follow_back_to_back() {
         // the engine idle).
         let base = a[0].ps() - at[0].ps();
         let mut start = 0;
-        let want: Vec<u64> = at.iter().enumerate().map(|(k, t)| {
-            start = if k == 0 { t.ps() } else { t.ps().max(start + 51_200) };
-            start + base
-        }).collect();
+        let want: Vec<u64> = at
+            .iter()
+            .enumerate()
+            .map(|(k, t)| {
+                start = if k == 0 { t.ps() } else { t.ps().max(start + 51_200) };
+                start + base
+            })
+            .collect();
         let got: Vec<u64> = a.iter().map(|t| t.ps()).collect();
         assert_eq!(got, want, "sent at {at:?}");
     }
@@ -449,4 +446,3 @@ fn every_measured_packet_and_message_has_one_latency_record() {
         }
     }
 }
-

@@ -39,13 +39,15 @@ pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId
         }
     }
     // Iterative DFS with colours.
+    type Channel = (u32, u8);
     let mut colour: HashMap<(u32, u8), u8> = HashMap::new();
     let verts: Vec<(u32, u8)> = edges.keys().copied().collect();
     for v in verts {
         if colour.get(&v).copied().unwrap_or(0) != 0 {
             continue;
         }
-        let mut stack: Vec<((u32, u8), Vec<(u32, u8)>)> = vec![(v, edges[&v].iter().copied().collect())];
+        // Each entry: a channel (port, VC) and the successors still to visit.
+        let mut stack: Vec<(Channel, Vec<Channel>)> = vec![(v, edges[&v].iter().copied().collect())];
         colour.insert(v, 1);
         while let Some((node, next)) = stack.last_mut() {
             if let Some(w) = next.pop() {

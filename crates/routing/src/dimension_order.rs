@@ -67,17 +67,16 @@ impl DimensionOrder {
             Some(names) => {
                 let mut idx = Vec::with_capacity(names.len());
                 for n in names {
-                    let a = torus.axis_index(n).ok_or_else(|| {
-                        ConfigError::new("routing.order", format!("'{n}' is not an axis (axes are {:?})", torus.names()))
-                    })?;
+                    let a = torus
+                        .axis_index(n)
+                        .ok_or_else(|| ConfigError::new("routing.order", format!("'{n}' is not an axis (axes are {:?})", torus.names())))?;
                     if idx.contains(&a) {
                         return Err(ConfigError::new("routing.order", format!("axis '{n}' appears twice")));
                     }
                     idx.push(a);
                 }
                 if idx.len() != torus.dims() {
-                    let missing: Vec<&String> =
-                        (0..torus.dims()).filter(|a| !idx.contains(a)).map(|a| &torus.names()[a]).collect();
+                    let missing: Vec<&String> = (0..torus.dims()).filter(|a| !idx.contains(a)).map(|a| &torus.names()[a]).collect();
                     return Err(ConfigError::new("routing.order", format!("misses axes {missing:?}")));
                 }
                 idx

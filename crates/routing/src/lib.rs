@@ -96,14 +96,12 @@ impl Routing {
                 Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
             }
             (RoutingSpec::FatTreeUpDown, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs))),
-            (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => Err(ConfigError::new(
-                "routing.type",
-                "'dimension_order' does not fit a fat_tree topology (use 'up_down')",
-            )),
-            (RoutingSpec::FatTreeUpDown, Topology::Torus(_)) => Err(ConfigError::new(
-                "routing.type",
-                "'up_down' does not fit a torus/mesh topology (use 'dimension_order')",
-            )),
+            (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => {
+                Err(ConfigError::new("routing.type", "'dimension_order' does not fit a fat_tree topology (use 'up_down')"))
+            }
+            (RoutingSpec::FatTreeUpDown, Topology::Torus(_)) => {
+                Err(ConfigError::new("routing.type", "'up_down' does not fit a torus/mesh topology (use 'dimension_order')"))
+            }
         }
     }
 

@@ -36,7 +36,7 @@ proptest! {
         let g = t.build_graph(2);
         for (s, d) in all_pairs(t.nodes()) {
             if s == d { continue; }
-            let p = path::trace(&g, &r, s, d).map_err(|e| TestCaseError::fail(e))?;
+            let p = path::trace(&g, &r, s, d).map_err(TestCaseError::fail)?;
             prop_assert_eq!(path::link_hops(&g, &p, false), t.distance(s, d));
         }
     }
@@ -114,7 +114,7 @@ proptest! {
         let pairs = all_pairs(t.nodes());
         for &(s, d) in &pairs {
             if s == d { continue; }
-            let p = path::trace(&g, &r, s, d).map_err(|e| TestCaseError::fail(e))?;
+            let p = path::trace(&g, &r, s, d).map_err(TestCaseError::fail)?;
             prop_assert_eq!(path::link_hops(&g, &p, true), t.distance(s, d));
         }
         prop_assert_eq!(cdg::find_cycle(&g, &r, &pairs), None);

@@ -100,7 +100,11 @@ mod tests {
         for v in 1..=300u64 {
             let t = Time(v * v * 37);
             all.record(t);
-            if v % 3 == 0 { a.record(t) } else { b.record(t) }
+            if v % 3 == 0 {
+                a.record(t)
+            } else {
+                b.record(t)
+            }
         }
         a.merge(&b);
         assert_eq!(a.summary(), all.summary());

@@ -97,7 +97,7 @@ fn torus_bisection_links(t: &Torus) -> u64 {
         let per_ring = if w && k >= 2 { 2 } else { 1 };
         n / k as u64 * per_ring
     };
-    let even: Vec<usize> = (0..t.dims()).filter(|&a| t.shape()[a] % 2 == 0).collect();
+    let even: Vec<usize> = (0..t.dims()).filter(|&a| t.shape()[a].is_multiple_of(2)).collect();
     let candidates: Vec<usize> = if even.is_empty() { (0..t.dims()).filter(|&a| t.shape()[a] > 1).collect() } else { even };
     candidates.into_iter().map(crossing).min().unwrap_or(0)
 }
@@ -153,11 +153,7 @@ mod tests {
 
     #[test]
     fn average_hops_matches_brute_force() {
-        let shapes = [
-            (vec![4, 3, 2], vec![true, false, false]),
-            (vec![5, 2, 3], vec![true, true, true]),
-            (vec![6, 4], vec![false, true]),
-        ];
+        let shapes = [(vec![4, 3, 2], vec![true, false, false]), (vec![5, 2, 3], vec![true, true, true]), (vec![6, 4], vec![false, true])];
         for (s, w) in shapes {
             let t = Topology::Torus(Torus::new(s.clone(), Some(w), None).unwrap());
             let a = analyze(&t, 1, Bandwidth(1));

@@ -33,7 +33,7 @@ pub struct FatTree {
 
 impl FatTree {
     pub fn new(radix: u32, levels: u32, rails: u32, full_radix_top: bool) -> Result<Self, ConfigError> {
-        if radix < 2 || radix % 2 != 0 {
+        if radix < 2 || !radix.is_multiple_of(2) {
             return Err(ConfigError::new("topology.radix", format!("{radix} must be an even number >= 2")));
         }
         if levels == 0 || levels > 8 {
@@ -66,17 +66,7 @@ impl FatTree {
             level_base[i] = base;
             base += count[i];
         }
-        Ok(FatTree {
-            radix,
-            levels,
-            rails,
-            children,
-            parents,
-            count,
-            level_base,
-            switches_per_rail: base,
-            nodes: nodes64 as u32,
-        })
+        Ok(FatTree { radix, levels, rails, children, parents, count, level_base, switches_per_rail: base, nodes: nodes64 as u32 })
     }
 
     pub fn radix(&self) -> u32 {

@@ -42,7 +42,7 @@ impl PortGraph {
     pub fn with_uniform_ports(routers: u32, nodes: u32, ports: u32, engines: u32) -> Self {
         let port_offset: Vec<u32> = (0..=routers).map(|r| r * ports).collect();
         let total = (routers * ports) as usize;
-        let owner = (0..routers).flat_map(|r| std::iter::repeat(r).take(ports as usize)).collect();
+        let owner = (0..routers).flat_map(|r| std::iter::repeat_n(r, ports as usize)).collect();
         PortGraph {
             routers,
             nodes,

@@ -16,17 +16,11 @@ pub struct LinkKinds {
 /// Check that `block` fits `torus` (same number of axes, each block length divides the axis).
 pub fn check_block(torus: &Torus, block: &[u32]) -> Result<(), ConfigError> {
     if block.len() != torus.dims() {
-        return Err(ConfigError::new(
-            "packaging.block",
-            format!("{block:?} has {} axes but the shape has {}", block.len(), torus.dims()),
-        ));
+        return Err(ConfigError::new("packaging.block", format!("{block:?} has {} axes but the shape has {}", block.len(), torus.dims())));
     }
     for (a, (&b, &k)) in block.iter().zip(torus.shape()).enumerate() {
         if b == 0 || k % b != 0 {
-            return Err(ConfigError::new(
-                "packaging.block",
-                format!("length {b} on axis {} does not divide the shape's {k}", torus.names()[a]),
-            ));
+            return Err(ConfigError::new("packaging.block", format!("length {b} on axis {} does not divide the shape's {k}", torus.names()[a])));
         }
     }
     Ok(())
@@ -50,9 +44,9 @@ pub fn optical_ports(torus: &Torus, graph: &PortGraph, block: &[u32]) -> Vec<boo
 pub fn count(graph: &PortGraph, optical: &[bool]) -> LinkKinds {
     let mut e = 0;
     let mut o = 0;
-    for p in 0..graph.total_ports() as usize {
+    for (p, &is_optical) in optical.iter().enumerate().take(graph.total_ports() as usize) {
         if graph.kind[p] == PortKind::Network && (p as u32) < graph.peer[p] {
-            if optical[p] {
+            if is_optical {
                 o += 1;
             } else {
                 e += 1;

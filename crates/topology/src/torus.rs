@@ -56,18 +56,12 @@ impl Torus {
         }
         let wrap = wrap.unwrap_or_else(|| vec![true; shape.len()]);
         if wrap.len() != shape.len() {
-            return Err(ConfigError::new(
-                "topology.wrap",
-                format!("has {} entries but topology.shape has {} axes", wrap.len(), shape.len()),
-            ));
+            return Err(ConfigError::new("topology.wrap", format!("has {} entries but topology.shape has {} axes", wrap.len(), shape.len())));
         }
         let names = match names {
             Some(n) => {
                 if n.len() != shape.len() {
-                    return Err(ConfigError::new(
-                        "topology.axes",
-                        format!("has {} names but topology.shape has {} axes", n.len(), shape.len()),
-                    ));
+                    return Err(ConfigError::new("topology.axes", format!("has {} names but topology.shape has {} axes", n.len(), shape.len())));
                 }
                 for (i, a) in n.iter().enumerate() {
                     if n[..i].contains(a) {
@@ -237,9 +231,10 @@ impl Torus {
     /// (axis, direction) of a local network port. Direction of the single port of a length-2
     /// mesh axis is reported as +1.
     pub fn port_axis(&self, port: u32) -> Option<(usize, i32)> {
-        self.axis_ports.iter().enumerate().find_map(|(a, ap)| {
-            (port >= ap.first && port < ap.first + ap.count).then(|| (a, if port == ap.first { 1 } else { -1 }))
-        })
+        self.axis_ports
+            .iter()
+            .enumerate()
+            .find_map(|(a, ap)| (port >= ap.first && port < ap.first + ap.count).then_some((a, if port == ap.first { 1 } else { -1 })))
     }
 
     /// Does leaving `node` along `axis` in direction `delta` cross the ring's dateline (the wrap
@@ -329,11 +324,7 @@ mod tests {
 
     #[test]
     fn graph_links_are_symmetric() {
-        for (shape, wrap) in [
-            (vec![4, 3, 2], vec![true, false, false]),
-            (vec![2, 2, 5], vec![true, false, true]),
-            (vec![3, 3], vec![false, true]),
-        ] {
+        for (shape, wrap) in [(vec![4, 3, 2], vec![true, false, false]), (vec![2, 2, 5], vec![true, false, true]), (vec![3, 3], vec![false, true])] {
             let tor = t(&shape, &wrap);
             let g = tor.build_graph(2);
             for p in 0..g.total_ports() {

@@ -30,15 +30,7 @@ pub struct OpenLoop {
 impl OpenLoop {
     /// `wire_bytes` is the packet size on the wire, `payload` what it carries, and
     /// `node_injection_bytes_per_s` the node's injection bandwidth.
-    pub fn new(
-        shape: Shape,
-        pattern: Pattern,
-        load: f64,
-        payload: u64,
-        wire_bytes: u64,
-        node_injection_bytes_per_s: f64,
-        seeds: RngStreams,
-    ) -> Self {
+    pub fn new(shape: Shape, pattern: Pattern, load: f64, payload: u64, wire_bytes: u64, node_injection_bytes_per_s: f64, seeds: RngStreams) -> Self {
         let rate_per_ps = load * node_injection_bytes_per_s / 1e12 / wire_bytes as f64;
         let n = shape.nodes();
         let fixed = if pattern.is_permutation() {

@@ -81,11 +81,16 @@ pub enum Pattern {
     Tornado,
     /// A fraction `fraction` of messages go to a node among the first `nodes` node ids; the rest
     /// are uniform random.
-    HotRegion { fraction: f64, nodes: u32 },
+    HotRegion {
+        fraction: f64,
+        nodes: u32,
+    },
     /// Uniformly among the moves of 1 to `radius` hops (L1 distance on coordinates; a move
     /// goes at most half way round a ring, so two moves can reach the same node on an even
     /// ring); drawn by counting moves (`sphere.rs`).
-    Sphere { radius: u32 },
+    Sphere {
+        radius: u32,
+    },
 }
 
 impl Pattern {

@@ -33,10 +33,12 @@ fn range(k: u32, ring: bool, c: u32, radius: u32) -> (i64, i64) {
 /// `false` if there is none (every axis has length 1).
 pub(crate) fn draw(s: &Shape, c: &[u32], radius: u32, rng: &mut impl Rng, out: &mut [u32]) -> bool {
     let d = c.len();
-    let reach: u32 = (0..d).map(|a| {
-        let (lo, hi) = range(s.dims[a], s.wrap[a], c[a], radius);
-        (-lo).max(hi) as u32
-    }).sum();
+    let reach: u32 = (0..d)
+        .map(|a| {
+            let (lo, hi) = range(s.dims[a], s.wrap[a], c[a], radius);
+            (-lo).max(hi) as u32
+        })
+        .sum();
     let r = radius.min(reach) as usize;
     if r == 0 {
         return false;
@@ -112,11 +114,13 @@ mod tests {
             let (lo, hi) = range(s.dims[a], s.wrap[a], ca, radius);
             all = all
                 .into_iter()
-                .flat_map(|(v, n)| (lo..=hi).map(move |o| {
-                    let mut v = v.clone();
-                    v.push(o);
-                    (v, n + o.unsigned_abs() as u32)
-                }))
+                .flat_map(|(v, n)| {
+                    (lo..=hi).map(move |o| {
+                        let mut v = v.clone();
+                        v.push(o);
+                        (v, n + o.unsigned_abs() as u32)
+                    })
+                })
                 .collect();
         }
         all.into_iter()
