@@ -5,10 +5,12 @@
 //! packets cross one link each and reach the sink's router at the same instants, so its
 //! ejection port (as fast as a link) sees four requests at once, again and again.
 
-use fabricsim_core::{Bandwidth, NodeId, Time};
+use fabricsim_core::{NodeId, Time};
 use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
+
+mod common;
 
 const SINK: NodeId = 4;
 const SOURCES: [NodeId; 4] = [1, 3, 5, 7];
@@ -55,37 +57,14 @@ impl Workload for Converge {
     }
 }
 
-fn params() -> NetworkParams {
-    NetworkParams {
-        link_bandwidth: Bandwidth(5_000_000_000),
-        link_latency: Time::from_ns(20),
-        optical_latency: None,
-        router_delay: Time::from_ns(40),
-        terminal_bandwidth: Bandwidth(5_000_000_000),
-        terminal_latency: Time::ZERO,
-        terminal_router_delay: Time::ZERO,
-        nic_latency: Time::from_ns(100),
-        engines: 1,
-        vcs: 1,
-        buffer_bytes: 1024,
-        format: fabricsim_network::PacketFormat::simple(256, 0),
-        tx_overhead: Time::ZERO,
-        rx_overhead: Time::ZERO,
-        host_bandwidth: None,
-        host_packet_overhead: Time::ZERO,
-        memory_bandwidth: None,
-        cache_bytes: 0,
-        watchdog: Time::from_us(5),
-    }
-}
-
 /// Run `w` on the 3x3 mesh (one VC per port, so each source is one requester at the sink);
 /// `shuffle`: same-instant events in an order drawn from that seed.
 fn run(w: Converge, shuffle: Option<u64>) -> Vec<(NodeId, Time)> {
     let t = Torus::new(vec![3, 3], Some(vec![false, false]), None).unwrap();
     let g = t.build_graph(1);
     let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 1, 1).unwrap());
-    let mut sim = Simulation::new(g, r, params(), w).unwrap();
+    let p = NetworkParams { buffer_bytes: 1024, ..common::params(1) };
+    let mut sim = Simulation::new(g, r, p, w).unwrap();
     if let Some(seed) = shuffle {
         sim = sim.with_tie_shuffle(seed);
     }

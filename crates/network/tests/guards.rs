@@ -3,6 +3,9 @@
 use fabricsim_core::{Bandwidth, NodeId, SimError, Time};
 use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
+
+mod common;
+use common::params;
 use fabricsim_topology::Torus;
 
 /// Every node keeps `depth` messages to `node + shift` outstanding, forever; with `via`, each
@@ -38,30 +41,6 @@ impl Workload for Flood {
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
         self.send(m.src, api);
-    }
-}
-
-fn params(vcs: u8) -> NetworkParams {
-    NetworkParams {
-        link_bandwidth: Bandwidth(5_000_000_000),
-        link_latency: Time::from_ns(20),
-        optical_latency: None,
-        router_delay: Time::from_ns(40),
-        terminal_bandwidth: Bandwidth(5_000_000_000),
-        terminal_latency: Time::ZERO,
-        terminal_router_delay: Time::ZERO,
-        nic_latency: Time::from_ns(100),
-        engines: 1,
-        vcs,
-        buffer_bytes: 256,
-        format: fabricsim_network::PacketFormat::simple(256, 0),
-        tx_overhead: Time::ZERO,
-        rx_overhead: Time::ZERO,
-        host_bandwidth: None,
-        host_packet_overhead: Time::ZERO,
-        memory_bandwidth: None,
-        cache_bytes: 0,
-        watchdog: Time::from_us(5),
     }
 }
 
