@@ -29,7 +29,9 @@ pub mod presets;
 pub mod report;
 pub mod scenario;
 pub mod sweep;
+mod tagged;
 pub mod validate;
+pub mod workloads;
 
 pub use plan::Plan;
 pub use report::RunReport;

@@ -2,12 +2,14 @@
 //! network parameters resolved, workload described.
 
 use crate::report::RunReport;
-use crate::scenario::Scenario;
+use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
+use crate::workloads::BuildContext;
 use crate::Error;
-use fabricsim_core::{ConfigError, NodeId, RngStreams, Time};
+use fabricsim_core::{ConfigError, NodeId, Time};
 use fabricsim_network::{NetworkParams, PacketFormat, RunLimits, Simulation, Workload};
-use fabricsim_routing::{Routing, RoutingSpec};
+use fabricsim_routing::Routing;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
+use fabricsim_workload::AnyWorkload;
 
 /// What `fabricsim info` reports.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -19,8 +21,6 @@ pub struct InfoReport {
     #[serde(flatten)]
     pub link_kinds: Option<packaging::LinkKinds>,
 }
-use fabricsim_workload::{AllToAll, AnyWorkload, LinkStreams, OpenLoop, Pattern, PingPong, RdmaGet, Shape, Stream, Throughput};
-
 /// A validated scenario, ready to run any number of times.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -33,32 +33,22 @@ pub struct Plan {
     pub closed: bool,
 }
 
-const OPEN_LOOP: &[&str] = &["uniform_random", "nearest_neighbor", "transpose", "bit_complement", "tornado", "hot_region", "sphere"];
-/// Optional workload keys each workload type uses (`type`, `load` and `packet_size` always apply).
-const WORKLOAD_KEYS: &[(&str, &[&str])] = &[
-    ("pingpong", &["src", "dst", "message_size", "iterations"]),
-    ("rdma_get", &["src", "dst", "message_size", "iterations"]),
-    ("throughput", &["src", "dst", "message_size", "messages"]),
-    ("simultaneous_puts", &["src", "message_size", "messages", "directions"]),
-    ("neighbor_exchange", &["src", "message_size", "messages", "directions"]),
-    ("all_to_all", &["message_size", "window"]),
-    ("hot_region", &["hot_fraction", "hot_nodes"]),
-    ("sphere", &["radius"]),
-];
-
-const CLOSED: &[&str] = &["pingpong", "rdma_get", "throughput", "all_to_all", "simultaneous_puts", "neighbor_exchange"];
-
 impl Plan {
     /// Check everything that can be checked before running.
     pub fn new(s: &Scenario) -> Result<Plan, Error> {
-        let t = &s.topology;
-        let topology = match t.kind.as_str() {
-            "torus" | "mesh" => {
-                let wrap = t.wrap.clone().or_else(|| (t.kind == "mesh").then(|| vec![false; t.shape.len()]));
-                Topology::Torus(Torus::new(t.shape.clone(), wrap, t.axes.clone())?)
+        let topology = match &s.topology {
+            TopologySpec::Torus(t) => Topology::Torus(Torus::new(t.shape.clone(), t.wrap.clone(), t.axes.clone())?),
+            TopologySpec::Mesh(t) => {
+                if t.wrap.as_ref().is_some_and(|w| w.iter().any(|&w| w)) {
+                    return Err(ConfigError::new(
+                        "topology.wrap",
+                        format!("{:?}: a mesh does not wrap around (use type = \"torus\")", t.wrap.as_ref().unwrap()),
+                    )
+                    .into());
+                }
+                Topology::Torus(Torus::new(t.shape.clone(), Some(vec![false; t.shape.len()]), t.axes.clone())?)
             }
-            "fat_tree" => Topology::FatTree(FatTree::new(t.radix, t.levels, t.rails, t.full_radix_top)?),
-            other => return Err(ConfigError::new("topology.type", format!("'{other}' is not one of torus, mesh, fat_tree")).into()),
+            TopologySpec::FatTree(f) => Topology::FatTree(FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?),
         };
         let engines = match (&topology, s.nic.injection_engines) {
             (Topology::FatTree(f), Some(e)) if e != f.rails() => {
@@ -72,14 +62,14 @@ impl Plan {
             (_, Some(e)) => e,
             (_, None) => 1,
         };
-        let rspec = match (s.routing.kind.as_deref(), &topology) {
-            (Some("dimension_order"), _) | (None, Topology::Torus(_)) => RoutingSpec::DimensionOrder { order: s.routing.order.clone() },
-            (Some("up_down"), _) | (None, Topology::FatTree(_)) => RoutingSpec::FatTreeUpDown,
-            (Some(other), _) => return Err(ConfigError::new("routing.type", format!("'{other}' is not one of dimension_order, up_down")).into()),
+        let rspec = match (&s.routing, &topology) {
+            (RoutingSpec::DimensionOrder(d), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::DimensionOrder { order: d.order.clone() },
+            (RoutingSpec::UpDown(_), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown,
+            (RoutingSpec::DimensionOrder(_), _) => {
+                return Err(ConfigError::new("routing.type", "'dimension_order' needs a torus or mesh topology").into())
+            }
+            (RoutingSpec::UpDown(_), _) => return Err(ConfigError::new("routing.type", "'up_down' needs a fat_tree topology").into()),
         };
-        if s.routing.order.is_some() && rspec == RoutingSpec::FatTreeUpDown {
-            return Err(ConfigError::new("routing.order", "only applies to dimension_order routing").into());
-        }
         let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
@@ -88,7 +78,7 @@ impl Plan {
             }
         }
         let direct = matches!(topology, Topology::Torus(_));
-        let packet = s.workload.packet_size.get();
+        let packet = s.workload.keys().packet_size().get();
         if packet == 0 || packet > u32::MAX as u64 / 2 {
             return Err(ConfigError::new("workload.packet_size", format!("{packet}B is not a usable packet size")).into());
         }
@@ -133,13 +123,14 @@ impl Plan {
             lane_framing: small(pk.lane_framing, "packet.lane_framing")?,
             link_overhead: small(pk.link_overhead, "packet.link_overhead")?,
         };
+        let (link_bandwidth, link_latency) = (s.topology.link_bandwidth(), s.topology.link_latency());
         let params = NetworkParams {
-            link_bandwidth: t.link_bandwidth,
-            link_latency: t.link_latency,
+            link_bandwidth,
+            link_latency,
             optical_latency: s.packaging.optical_latency,
             router_delay: s.router.delay,
-            terminal_bandwidth: s.nic.bandwidth.unwrap_or(t.link_bandwidth),
-            terminal_latency: if direct { Time::ZERO } else { t.link_latency },
+            terminal_bandwidth: s.nic.bandwidth.unwrap_or(link_bandwidth),
+            terminal_latency: if direct { Time::ZERO } else { link_latency },
             terminal_router_delay: if direct { Time::ZERO } else { s.router.delay },
             nic_latency: s.nic.latency,
             engines,
@@ -169,14 +160,7 @@ impl Plan {
             )
             .into());
         }
-        let kind = s.workload.kind.as_str();
-        let closed = CLOSED.contains(&kind);
-        if !closed && !OPEN_LOOP.contains(&kind) {
-            return Err(ConfigError::new("workload.type", format!("'{kind}' is not one of {}", [OPEN_LOOP, CLOSED].concat().join(", "))).into());
-        }
-        if !closed && !(0.0..=1.0).contains(&s.workload.load) {
-            return Err(ConfigError::new("workload.load", format!("{} must be between 0 and 1", s.workload.load)).into());
-        }
+        let closed = s.workload.is_closed();
         if s.sim.duration == Time::ZERO {
             return Err(ConfigError::new("sim.duration", "must be positive").into());
         }
@@ -225,8 +209,11 @@ impl Plan {
         self.params.engines as f64 * self.params.terminal_bandwidth.bytes_per_sec() as f64
     }
 
-    fn node_at(&self, field: &str, coords: &Option<Vec<u32>>) -> Result<NodeId, Error> {
-        let c = coords.as_ref().ok_or_else(|| ConfigError::new(field, format!("is required by workload type '{}'", self.scenario.workload.kind)))?;
+    /// The node at coordinates `coords` (fat-tree: `[node id]`), named `field` in errors.
+    pub(crate) fn node_at(&self, field: &str, coords: &Option<Vec<u32>>) -> Result<NodeId, Error> {
+        let c = coords
+            .as_ref()
+            .ok_or_else(|| ConfigError::new(field, format!("is required by workload type '{}'", self.scenario.workload.type_name())))?;
         let r = match &self.topology {
             Topology::Torus(t) => t.node_at(c),
             Topology::FatTree(f) => match c.as_slice() {
@@ -237,110 +224,20 @@ impl Plan {
         r.map_err(|m| ConfigError::new(field, m).into())
     }
 
-    /// Reject optional workload keys the chosen workload type does not use.
-    fn check_workload_keys(&self) -> Result<(), Error> {
-        let w = &self.scenario.workload;
-        let kind = w.kind.as_str();
-        let set = [
-            ("src", w.src.is_some()),
-            ("dst", w.dst.is_some()),
-            ("message_size", w.message_size.is_some()),
-            ("iterations", w.iterations.is_some()),
-            ("messages", w.messages.is_some()),
-            ("window", w.window.is_some()),
-            ("directions", w.directions.is_some()),
-            ("hot_fraction", w.hot_fraction.is_some()),
-            ("hot_nodes", w.hot_nodes.is_some()),
-            ("radius", w.radius.is_some()),
-        ];
-        let allowed = WORKLOAD_KEYS.iter().find(|(k, _)| *k == kind).map(|(_, a)| *a).unwrap_or(&[]);
-        match set.iter().find(|(name, on)| *on && !allowed.contains(name)) {
-            Some((name, _)) => Err(ConfigError::new(format!("workload.{name}"), format!("is not used by workload type '{kind}'")).into()),
-            None => Ok(()),
+    /// Two distinct nodes: `workload.src` and `workload.dst`.
+    pub(crate) fn endpoints(&self, src: &Option<Vec<u32>>, dst: &Option<Vec<u32>>) -> Result<(NodeId, NodeId), Error> {
+        let a = self.node_at("workload.src", src)?;
+        let b = self.node_at("workload.dst", dst)?;
+        if a == b {
+            return Err(ConfigError::new("workload.dst", "is the same node as workload.src").into());
         }
+        Ok((a, b))
     }
 
     /// A fresh workload instance for one run. Workloads pinned to links read the port graph:
     /// pass the run's graph, or `None` to have one built.
     pub fn build_workload(&self, graph: Option<&PortGraph>) -> Result<AnyWorkload, Error> {
-        self.check_workload_keys()?;
-        let w = &self.scenario.workload;
-        let size = w.message_size.map(|b| b.get()).unwrap_or(8);
-        let shape = Shape::of(&self.topology);
-        let seeds = RngStreams::new(self.scenario.sim.seed);
-        let endpoints = |p: &Plan| -> Result<(NodeId, NodeId), Error> {
-            let a = p.node_at("workload.src", &w.src)?;
-            let b = p.node_at("workload.dst", &w.dst)?;
-            if a == b {
-                return Err(ConfigError::new("workload.dst", "is the same node as workload.src").into());
-            }
-            Ok((a, b))
-        };
-        Ok(match w.kind.as_str() {
-            "rdma_get" => {
-                let (a, b) = endpoints(self)?;
-                AnyWorkload::RdmaGet(RdmaGet::new(a, b, size, w.iterations.unwrap_or(10)))
-            }
-            "pingpong" => {
-                let (a, b) = endpoints(self)?;
-                AnyWorkload::PingPong(PingPong::new(a, b, size, w.iterations.unwrap_or(10)))
-            }
-            "throughput" => {
-                let (a, b) = endpoints(self)?;
-                AnyWorkload::Throughput(Throughput::new(a, b, size, w.messages.unwrap_or(16)))
-            }
-            "simultaneous_puts" | "neighbor_exchange" if !matches!(self.topology, Topology::Torus(_)) => {
-                return Err(ConfigError::new("workload.type", format!("'{}' needs a torus/mesh (links named by node ports)", w.kind)).into());
-            }
-            "simultaneous_puts" | "neighbor_exchange" => {
-                let src = self.node_at("workload.src", &w.src)?;
-                let built;
-                let g = match graph {
-                    Some(g) => g,
-                    None => {
-                        built = self.build_graph();
-                        &built
-                    }
-                };
-                let ports: Vec<u32> =
-                    (0..g.ports_of(src)).filter(|&l| g.kind[g.port(src, l) as usize] == fabricsim_topology::PortKind::Network).collect();
-                let n = w.directions.map(|d| d as usize).unwrap_or(ports.len());
-                if n == 0 || n > ports.len() {
-                    return Err(
-                        ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into()
-                    );
-                }
-                let mut streams = Vec::new();
-                for &l in &ports[..n] {
-                    let peer = g.peer[g.port(src, l) as usize];
-                    let nb = g.owner[peer as usize];
-                    streams.push(Stream { src, port: l as u8, dst: nb });
-                    if w.kind == "neighbor_exchange" {
-                        streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: src });
-                    }
-                }
-                AnyWorkload::LinkStreams(LinkStreams::new(streams, size, w.messages.unwrap_or(1)))
-            }
-            "all_to_all" => AnyWorkload::AllToAll(AllToAll::new(self.topology.nodes(), size, w.window.unwrap_or(4))),
-            kind => {
-                let pattern = match kind {
-                    "uniform_random" => Pattern::UniformRandom,
-                    "nearest_neighbor" => Pattern::NearestNeighbor,
-                    "transpose" => Pattern::Transpose,
-                    "bit_complement" => Pattern::BitComplement,
-                    "tornado" => Pattern::Tornado,
-                    "hot_region" => Pattern::HotRegion {
-                        fraction: w.hot_fraction.unwrap_or(0.25),
-                        nodes: w.hot_nodes.unwrap_or((self.topology.nodes() / 8).max(1)),
-                    },
-                    _ => Pattern::Sphere { radius: w.radius.unwrap_or(2) },
-                };
-                pattern.check(&shape)?;
-                let wire = self.params.format.max_wire() as u64;
-                let payload = self.params.format.max_payload as u64;
-                AnyWorkload::OpenLoop(OpenLoop::new(shape, pattern, w.load, payload, wire, self.node_injection_bandwidth(), seeds))
-            }
-        })
+        self.scenario.workload.build(&BuildContext { plan: self, graph })
     }
 
     /// Run once, reporting progress (simulated time) now and then.

@@ -49,7 +49,6 @@ pub struct RunReport {
 impl RunReport {
     pub(crate) fn new(plan: &Plan, sim: &Simulation<AnyWorkload>, o: &Outcome, wall: f64) -> RunReport {
         let nodes = plan.topology.nodes();
-        let closed = plan.closed;
         let window_ns = o.window.as_ns_f64();
         let per_node = if window_ns > 0.0 { o.window_bytes as f64 / window_ns / nodes as f64 } else { 0.0 };
         let inj_per_ns = plan.node_injection_bandwidth() / 1e9;
@@ -60,8 +59,8 @@ impl RunReport {
         RunReport {
             name: plan.scenario.name.clone(),
             nodes,
-            workload_type: plan.scenario.workload.kind.clone(),
-            offered_load: (!closed).then_some(plan.scenario.workload.load),
+            workload_type: plan.scenario.workload.type_name(),
+            offered_load: plan.scenario.workload.keys().load(),
             sim_time_ns: o.sim_time.as_ns_f64(),
             warmup_ns: plan.limits.warmup.as_ns_f64(),
             window_ns,

@@ -1,6 +1,14 @@
 //! The scenario file: plain structs deserialised from TOML, every unknown key rejected with its
 //! path. Defaults are listed on each field.
+//!
+//! Sections whose `type` key chooses a component (`topology`, `routing`, `workload`) are enums
+//! with one variant per type, each with its own fields: a key that the chosen type does not
+//! take is rejected by the parser. In the file such a section is written flat
+//! (`[workload] type = "pingpong"  src = [0, 0]`); [`Scenario::from_toml_str`] turns it into
+//! serde's `{ pingpong = { src = ... } }` form before deserialising, and
+//! [`Scenario::to_toml_string`] turns it back (see `tagged.rs`).
 
+pub use crate::workloads::WorkloadSpec;
 use crate::Error;
 use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
 use serde::{Deserialize, Serialize};
@@ -22,50 +30,95 @@ pub struct Scenario {
     pub nic: NicSpec,
     pub packet: PacketSpec,
     pub packaging: PackagingSpec,
-    pub routing: RoutingToml,
+    pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
 }
 
+/// `[topology]`, chosen by `type`: `"torus"` (the default; n-D torus, per-axis `wrap`),
+/// `"mesh"` (a torus without wrap-around) or `"fat_tree"`. Each type has its own keys; a key of
+/// another type is an error naming it.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologySpec {
+    Torus(TorusSpec),
+    Mesh(TorusSpec),
+    FatTree(FatTreeSpec),
+}
+
+impl Default for TopologySpec {
+    fn default() -> Self {
+        TopologySpec::Torus(TorusSpec::default())
+    }
+}
+
+impl TopologySpec {
+    /// One direction of one link.
+    pub fn link_bandwidth(&self) -> Bandwidth {
+        match self {
+            TopologySpec::Torus(t) | TopologySpec::Mesh(t) => t.link_bandwidth,
+            TopologySpec::FatTree(f) => f.link_bandwidth,
+        }
+    }
+    /// One link's latency.
+    pub fn link_latency(&self) -> Time {
+        match self {
+            TopologySpec::Torus(t) | TopologySpec::Mesh(t) => t.link_latency,
+            TopologySpec::FatTree(f) => f.link_latency,
+        }
+    }
+}
+
+/// `type = "torus"` or `"mesh"`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct TopologySpec {
-    /// "torus" (n-D mesh/torus; per-axis `wrap`) or "fat_tree".
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Torus: length of each axis. Default [8, 8, 8].
+pub struct TorusSpec {
+    /// Length of each axis. Default [8, 8, 8].
     pub shape: Vec<u32>,
-    /// Torus: wrap-around per axis (true = torus, false = mesh). Default all true.
+    /// Wrap-around per axis (true = ring, false = line). Default: all true for a torus, all
+    /// false for a mesh (which may not wrap).
     pub wrap: Option<Vec<bool>>,
-    /// Torus: axis names, e.g. ["X","Y","Z","A","B","C"]. Default d0, d1, ...
+    /// Axis names, e.g. ["X","Y","Z","A","B","C"]. Default d0, d1, ...
     pub axes: Option<Vec<String>>,
     /// One direction of one link. Default 5GB/s.
     pub link_bandwidth: Bandwidth,
     /// One link's latency. Default 20ns.
     pub link_latency: Time,
-    /// Fat-tree: switch radix (even). Default 16.
-    pub radix: u32,
-    /// Fat-tree: switch levels. Default 3.
-    pub levels: u32,
-    /// Fat-tree: independent planes, each node attached to all. Default 1.
-    pub rails: u32,
-    /// Fat-tree: top switches use all ports downwards (2x nodes). Default false.
-    pub full_radix_top: bool,
 }
 
-impl Default for TopologySpec {
+impl Default for TorusSpec {
     fn default() -> Self {
-        TopologySpec {
-            kind: "torus".into(),
-            shape: vec![8, 8, 8],
-            wrap: None,
-            axes: None,
-            link_bandwidth: Bandwidth(5_000_000_000),
-            link_latency: Time::from_ns(20),
+        TorusSpec { shape: vec![8, 8, 8], wrap: None, axes: None, link_bandwidth: Bandwidth(5_000_000_000), link_latency: Time::from_ns(20) }
+    }
+}
+
+/// `type = "fat_tree"`: a k-ary n-tree of `radix`-port switches, possibly in several rails.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FatTreeSpec {
+    /// Switch radix (even). Default 16.
+    pub radix: u32,
+    /// Switch levels. Default 3.
+    pub levels: u32,
+    /// Independent planes, each node attached to all. Default 1.
+    pub rails: u32,
+    /// Top switches use all ports downwards (2x nodes). Default false.
+    pub full_radix_top: bool,
+    /// One direction of one link. Default 5GB/s.
+    pub link_bandwidth: Bandwidth,
+    /// One link's latency. Default 20ns.
+    pub link_latency: Time,
+}
+
+impl Default for FatTreeSpec {
+    fn default() -> Self {
+        FatTreeSpec {
             radix: 16,
             levels: 3,
             rails: 1,
             full_radix_top: false,
+            link_bandwidth: Bandwidth(5_000_000_000),
+            link_latency: Time::from_ns(20),
         }
     }
 }
@@ -200,70 +253,33 @@ pub struct PackagingSpec {
     pub optical_latency: Option<Time>,
 }
 
+/// `[routing]`, chosen by `type`: `"dimension_order"` (the default on tori and meshes) or
+/// `"up_down"` (the default on fat-trees).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutingSpec {
+    DimensionOrder(DimensionOrderSpec),
+    UpDown(UpDownSpec),
+}
+
+impl Default for RoutingSpec {
+    fn default() -> Self {
+        RoutingSpec::DimensionOrder(DimensionOrderSpec::default())
+    }
+}
+
+/// `type = "dimension_order"`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct RoutingToml {
-    /// "dimension_order" (torus default) or "up_down" (fat-tree default).
-    #[serde(rename = "type")]
-    pub kind: Option<String>,
-    /// Dimension order: axis names in routing order. Default: axis order.
+pub struct DimensionOrderSpec {
+    /// Axis names in routing order. Default: axis order.
     pub order: Option<Vec<String>>,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+/// `type = "up_down"` (no keys).
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct WorkloadSpec {
-    /// uniform_random (default), nearest_neighbor, transpose, bit_complement, tornado,
-    /// hot_region, sphere, pingpong, rdma_get, throughput, all_to_all, simultaneous_puts,
-    /// neighbor_exchange.
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Open-loop: offered load as a fraction of each node's injection bandwidth. Default 0.4.
-    pub load: f64,
-    /// Open-loop: packet size on the wire, header included; also the largest packet. Default 512B.
-    pub packet_size: Bytes,
-    /// pingpong / throughput: source coordinates (fat-tree: [node id]).
-    pub src: Option<Vec<u32>>,
-    /// pingpong / throughput: destination coordinates.
-    pub dst: Option<Vec<u32>>,
-    /// pingpong / throughput / all_to_all: message size. Default 8B.
-    pub message_size: Option<Bytes>,
-    /// pingpong: round trips. Default 10.
-    pub iterations: Option<u64>,
-    /// throughput: messages in the stream. Default 16.
-    pub messages: Option<u64>,
-    /// all_to_all: messages outstanding per node. Default 4.
-    pub window: Option<u32>,
-    /// simultaneous_puts / neighbor_exchange: how many of the node's links (in port order:
-    /// axis by axis, + before -). Default: all.
-    pub directions: Option<u32>,
-    /// hot_region: fraction of traffic sent to the hot nodes. Default 0.25.
-    pub hot_fraction: Option<f64>,
-    /// hot_region: the hot nodes are node ids 0..hot_nodes. Default 1/8 of the nodes.
-    pub hot_nodes: Option<u32>,
-    /// sphere: hop radius of destinations. Default 2.
-    pub radius: Option<u32>,
-}
-
-impl Default for WorkloadSpec {
-    fn default() -> Self {
-        WorkloadSpec {
-            kind: "uniform_random".into(),
-            load: 0.4,
-            packet_size: Bytes(512),
-            src: None,
-            dst: None,
-            message_size: None,
-            iterations: None,
-            messages: None,
-            window: None,
-            directions: None,
-            hot_fraction: None,
-            hot_nodes: None,
-            radius: None,
-        }
-    }
-}
+pub struct UpDownSpec {}
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -330,13 +346,15 @@ impl Scenario {
 
     fn from_value(value: toml::Value) -> Result<Scenario, Error> {
         let explicit = value.as_table().cloned().unwrap_or_default();
-        let value = crate::presets::apply(value)?;
+        let mut value = crate::presets::apply(value)?;
+        crate::tagged::to_serde_form(&mut value)?;
         let mut s = serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
             // One line: toml appends "in `section`" on a line of its own.
             let inner = inner.lines().next().unwrap_or_default().to_string();
-            Error::Config(ConfigError::new(if path == "." { "scenario".into() } else { path }, inner))
+            let (field, message) = crate::tagged::user_error(&path, &inner);
+            Error::Config(ConfigError::new(field, message))
         })?;
         s.explicit = explicit;
         Ok(s)
@@ -380,7 +398,9 @@ impl Scenario {
 
     /// The scenario as TOML text.
     pub fn to_toml_string(&self) -> String {
-        toml::to_string(self).expect("a scenario always serialises")
+        let mut v = toml::Value::try_from(self).expect("a scenario always serialises");
+        crate::tagged::to_user_form(&mut v);
+        toml::to_string(&v).expect("a scenario always serialises")
     }
 }
 
@@ -413,9 +433,9 @@ mod tests {
         s.set("topology.shape", "[4, 4]").unwrap();
         s.set("sim.duration", "5us").unwrap();
         s.set("workload.type", "tornado").unwrap();
-        assert_eq!(s.topology.shape, vec![4, 4]);
+        assert!(matches!(&s.topology, TopologySpec::Torus(t) if t.shape == vec![4, 4]));
         assert_eq!(s.sim.duration, Time::from_us(5));
-        assert_eq!(s.workload.kind, "tornado");
+        assert_eq!(s.workload.type_name(), "tornado");
         let e = s.set("router.vcz", "2").unwrap_err().to_string();
         assert!(e.contains("vcz"), "{e}");
         let e = s.set("router.delay", "fast").unwrap_err().to_string();
@@ -423,11 +443,36 @@ mod tests {
     }
 
     #[test]
+    fn a_key_of_another_type_is_named() {
+        let e = Scenario::from_toml_str("[workload]\ntype = \"pingpong\"\nload = 0.3\n").unwrap_err().to_string();
+        assert!(e.starts_with("workload.load: is not a key of workload type 'pingpong'") && e.contains("iterations"), "{e}");
+        let e = Scenario::from_toml_str("[workload]\nradius = 3\n").unwrap_err().to_string();
+        assert!(e.starts_with("workload.radius: is not a key of workload type 'uniform_random'"), "{e}");
+        let e = Scenario::from_toml_str("[topology]\ntype = \"fat_tree\"\nshape = [4]\n").unwrap_err().to_string();
+        assert!(e.starts_with("topology.shape: is not a key of topology type 'fat_tree'"), "{e}");
+        let e = Scenario::from_toml_str("[workload]\ntype = \"pingpong\"\nsrc = \"here\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("workload.src"), "{e}");
+        let e = Scenario::from_toml_str("[routing]\ntype = \"adaptive\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("routing.type") && e.contains("adaptive"), "{e}");
+        let e = Scenario::from_toml_str("[workload]\ntype = 3\n").unwrap_err().to_string();
+        assert!(e.starts_with("workload.type"), "{e}");
+    }
+
+    #[test]
+    fn routing_defaults_by_topology() {
+        let s = Scenario::from_toml_str("[topology]\ntype = \"fat_tree\"\n").unwrap();
+        assert_eq!(s.routing, RoutingSpec::UpDown(UpDownSpec {}));
+        let s = Scenario::from_toml_str("[routing]\norder = [\"d1\", \"d0\", \"d2\"]\n").unwrap();
+        assert!(matches!(&s.routing, RoutingSpec::DimensionOrder(d) if d.order.as_ref().unwrap()[0] == "d1"));
+    }
+
+    #[test]
     fn round_trips_through_toml() {
         let s = Scenario::from_toml_str("[topology]\nshape = [4, 4]\n").unwrap();
         let back = Scenario::from_toml_str(&s.to_toml_string()).unwrap();
         assert_eq!(s.to_toml_string(), back.to_toml_string());
-        assert_eq!(back.topology.shape, vec![4, 4]);
+        assert!(matches!(&back.topology, TopologySpec::Torus(t) if t.shape == vec![4, 4]));
+        assert!(s.to_toml_string().contains("type = \"torus\""), "{}", s.to_toml_string());
     }
 
     #[test]
@@ -436,7 +481,7 @@ mod tests {
         a.set("router.vcs", "4").unwrap();
         a.set("machine.preset", "\"bgq\"").unwrap();
         assert_eq!(a.router.vcs, 4, "explicit key wins over the preset");
-        assert_eq!(a.topology.shape, vec![4, 4, 4, 4, 2], "preset wins over defaults");
+        assert!(matches!(&a.topology, TopologySpec::Torus(t) if t.shape == vec![4, 4, 4, 4, 2]), "preset wins over defaults");
         let b = Scenario::from_toml_str("[machine]\npreset = \"bgq\"\n[router]\nvcs = 4\n").unwrap();
         assert_eq!(a.to_toml_string(), b.to_toml_string());
         let e = Scenario::from_toml_str("[machine]\npreset = \"cray\"\n").unwrap_err().to_string();

@@ -36,11 +36,8 @@ pub fn sweep(scenario: &Scenario, loads: &[f64], mut each: impl FnMut(&SweepPoin
     let mut points = Vec::new();
     for &load in loads {
         let mut s = scenario.clone();
-        s.workload.load = load;
+        s.workload.set_load(load)?;
         let plan = Plan::new(&s)?;
-        if plan.closed {
-            return Err(ConfigError::new("workload.type", format!("'{}' has no offered load to sweep", s.workload.kind)).into());
-        }
         let r = plan.run()?;
         let acc = r.accepted_throughput.fraction_of_injection;
         let saturated = !r.drained || acc < 0.95 * load;
@@ -79,11 +76,8 @@ pub fn sweep_sizes(scenario: &Scenario, sizes: &[fabricsim_core::Bytes], mut eac
     let mut points = Vec::new();
     for &b in sizes {
         let mut s = scenario.clone();
-        s.workload.message_size = Some(b);
+        s.workload.set_message_size(b)?;
         let plan = Plan::new(&s)?;
-        if !plan.closed {
-            return Err(ConfigError::new("workload.type", format!("'{}' has no message size to sweep", s.workload.kind)).into());
-        }
         let r = plan.run()?;
         let p = SizePoint {
             message_bytes: b.get(),

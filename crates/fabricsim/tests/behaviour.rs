@@ -1,5 +1,7 @@
 //! Behaviour of whole simulations built from scenarios.
 
+use fabricsim::scenario::{TopologySpec, TorusSpec};
+use fabricsim::workloads::{LinkStreamsSpec, OpenLoopSpec, RoundTripSpec, StreamSpec, WorkloadSpec};
 use fabricsim::{Plan, Scenario};
 use fabricsim_core::{Bandwidth, Time};
 use fabricsim_topology::Topology;
@@ -11,14 +13,34 @@ fn scenario(toml: &str) -> Scenario {
 
 fn pingpong_torus(shape: &[u32], wrap: &[bool], src: &[u32], dst: &[u32], size: u64) -> Scenario {
     let mut s = Scenario::default();
-    s.topology.shape = shape.to_vec();
-    s.topology.wrap = Some(wrap.to_vec());
-    s.workload.kind = "pingpong".into();
-    s.workload.src = Some(src.to_vec());
-    s.workload.dst = Some(dst.to_vec());
-    s.workload.message_size = Some(fabricsim::Bytes(size));
-    s.workload.iterations = Some(2);
+    torus(&mut s).shape = shape.to_vec();
+    torus(&mut s).wrap = Some(wrap.to_vec());
+    s.workload = WorkloadSpec::Pingpong(RoundTripSpec {
+        src: Some(src.to_vec()),
+        dst: Some(dst.to_vec()),
+        message_size: fabricsim::Bytes(size),
+        iterations: 2,
+        ..Default::default()
+    });
     s
+}
+
+/// The scenario's torus (or mesh) section.
+fn torus(s: &mut Scenario) -> &mut TorusSpec {
+    match &mut s.topology {
+        TopologySpec::Torus(t) | TopologySpec::Mesh(t) => t,
+        other => panic!("not a torus: {other:?}"),
+    }
+}
+
+/// The ping-pong of `pingpong_torus` as a stream of `messages` messages (same endpoints, sizes).
+fn as_stream(s: &mut Scenario, messages: u64) {
+    let WorkloadSpec::Pingpong(r) = s.workload.clone() else { panic!("not a ping-pong") };
+    s.workload = WorkloadSpec::Throughput(StreamSpec { packet_size: r.packet_size, src: r.src, dst: r.dst, message_size: r.message_size, messages });
+}
+
+fn set_packet_size(s: &mut Scenario, bytes: u64) {
+    *s.workload.keys_mut().packet_size_mut() = fabricsim::Bytes(bytes);
 }
 
 mod zero_load_latency {
@@ -26,8 +48,8 @@ mod zero_load_latency {
 
     /// NIC + hops x (router + link) + serialisation, on a direct network.
     fn closed_form(s: &Scenario, hops: u64, bytes: u64) -> f64 {
-        let ser = s.topology.link_bandwidth.serialization(bytes);
-        let t = s.nic.latency + (s.router.delay + s.topology.link_latency) * hops + ser;
+        let ser = s.topology.link_bandwidth().serialization(bytes);
+        let t = s.nic.latency + (s.router.delay + s.topology.link_latency()) * hops + ser;
         t.as_ns_f64()
     }
 
@@ -50,7 +72,7 @@ mod zero_load_latency {
             let coords = |mut x: u32| shape.iter().map(|&k| { let c = x % k; x /= k; c }).collect::<Vec<u32>>();
             let mut s = pingpong_torus(&shape, wrap, &coords(a), &coords(b), size);
             s.router.delay = Time::from_ns(delay_ns);
-            s.topology.link_latency = Time::from_ns(lat_ns);
+            torus(&mut s).link_latency = Time::from_ns(lat_ns);
             let plan = Plan::new(&s).unwrap();
             let hops = plan.topology.distance(a, b) as u64;
             let r = plan.run().unwrap();
@@ -77,11 +99,11 @@ mod zero_load_latency {
         ] {
             let mut s = pingpong_torus(&[6], &[false], &[0], &[5], size);
             s.router.delay = Time::from_ns(delay_ns);
-            s.topology.link_latency = Time::from_ns(lat_ns);
+            torus(&mut s).link_latency = Time::from_ns(lat_ns);
             s.nic.bandwidth = Some(Bandwidth((engine_gbs * 1e9) as u64));
-            s.workload.packet_size = fabricsim::Bytes(size);
+            set_packet_size(&mut s, size);
             let one = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
-            s.workload.message_size = Some(fabricsim::Bytes(n * size));
+            s.workload.set_message_size(fabricsim::Bytes(n * size)).unwrap();
             let many = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
             let step = s.nic.bandwidth.unwrap().serialization(size).as_ns_f64();
             let want = one + (n - 1) as f64 * step;
@@ -109,8 +131,8 @@ mod zero_load_latency {
         let hops = plan.topology.distance(0, 7) as u64; // links, NIC links included
         assert_eq!(hops, 6);
         let r = plan.run().unwrap();
-        let ser = s.topology.link_bandwidth.serialization(64);
-        let want = s.nic.latency + s.topology.link_latency * hops + s.router.delay * (hops - 1) + ser;
+        let ser = s.topology.link_bandwidth().serialization(64);
+        let want = s.nic.latency + s.topology.link_latency() * hops + s.router.delay * (hops - 1) + ser;
         assert!((r.workload.one_way_latency_ns.unwrap() - want.as_ns_f64()).abs() < 1e-6);
     }
 
@@ -118,10 +140,10 @@ mod zero_load_latency {
     fn multi_packet_message_pipelines_over_hops() {
         // A message of m packets pays serialisation m times but hop latency once (cut-through).
         let mut s = pingpong_torus(&[8], &[true], &[0], &[3], 2048);
-        s.workload.packet_size = fabricsim::Bytes(512);
+        set_packet_size(&mut s, 512);
         let r = Plan::new(&s).unwrap().run().unwrap();
-        let ser = s.topology.link_bandwidth.serialization(512);
-        let want = s.nic.latency + (s.router.delay + s.topology.link_latency) * 3 + ser * 4;
+        let ser = s.topology.link_bandwidth().serialization(512);
+        let want = s.nic.latency + (s.router.delay + s.topology.link_latency()) * 3 + ser * 4;
         assert!((r.workload.one_way_latency_ns.unwrap() - want.as_ns_f64()).abs() < 1e-6);
     }
 }
@@ -140,9 +162,9 @@ mod conservation_and_determinism {
         ) {
             let kinds = ["uniform_random", "nearest_neighbor", "bit_complement", "tornado", "hot_region"];
             let mut s = Scenario::default();
-            s.topology.shape = shape;
-            s.workload.kind = kinds[pattern].into();
-            s.workload.load = load;
+            s.set("topology.shape", &format!("{shape:?}")).unwrap();
+            s.set("workload.type", kinds[pattern]).unwrap();
+            s.workload.set_load(load).unwrap();
             s.sim.seed = seed;
             s.sim.duration = Time::from_us(2);
             // The run itself checks injected == delivered + in flight and no duplicates.
@@ -196,34 +218,31 @@ mod throughput_and_saturation {
     #[test]
     fn single_stream_approaches_link_bandwidth() {
         let mut s = pingpong_torus(&[4, 4], &[true, true], &[0, 0], &[1, 0], 65536);
-        s.workload.kind = "throughput".into();
-        s.workload.iterations = None;
-        s.workload.messages = Some(8);
-        s.workload.packet_size = fabricsim::Bytes(512);
+        as_stream(&mut s, 8);
+        set_packet_size(&mut s, 512);
         let r = Plan::new(&s).unwrap().run().unwrap();
         let gbs = r.workload.throughput_gb_per_s.unwrap();
-        let link = s.topology.link_bandwidth.as_gb_per_s();
+        let link = s.topology.link_bandwidth().as_gb_per_s();
         assert!(gbs <= link && gbs > 0.98 * link, "{gbs} vs {link}");
     }
 
     #[test]
     fn header_bytes_cost_bandwidth() {
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 65536);
-        s.workload.kind = "throughput".into();
-        s.workload.iterations = None;
-        s.workload.packet_size = fabricsim::Bytes(512);
+        as_stream(&mut s, 16);
+        set_packet_size(&mut s, 512);
         s.packet.header = fabricsim::Bytes(64);
         let r = Plan::new(&s).unwrap().run().unwrap();
-        let eff = r.workload.throughput_gb_per_s.unwrap() / s.topology.link_bandwidth.as_gb_per_s();
+        let eff = r.workload.throughput_gb_per_s.unwrap() / s.topology.link_bandwidth().as_gb_per_s();
         assert!((eff - 448.0 / 512.0).abs() < 0.01, "efficiency {eff}");
     }
 
     #[test]
     fn tornado_saturates_where_uniform_does_not() {
         let mut s = Scenario::default();
-        s.topology.shape = vec![8, 8];
+        torus(&mut s).shape = vec![8, 8];
         s.sim.duration = Time::from_us(5);
-        s.workload.kind = "tornado".into();
+        s.workload = WorkloadSpec::Tornado(OpenLoopSpec::default());
         let rep = fabricsim::sweep(&s, &[0.2, 0.9], |_| {}).unwrap();
         assert!(!rep.points[0].saturated);
         assert!(rep.points[1].saturated, "{:?}", rep.points[1]);
@@ -299,6 +318,23 @@ mod bad_input {
     }
 
     #[test]
+    fn keys_of_another_type_zeros_and_contradictions_are_refused_by_name() {
+        // Each workload type takes its own keys only: a ping-pong has no load, a torus no radix.
+        let pp = "[workload]\ntype = \"pingpong\"\nsrc = [0,0,0]\ndst = [1,0,0]\n";
+        assert!(err(&format!("{pp}load = 0.3")).starts_with("workload.load: is not a key of workload type 'pingpong'"));
+        assert!(err("[topology]\nradix = 8").starts_with("topology.radix: is not a key of topology type 'torus'"));
+        assert!(err("[topology]\ntype = \"fat_tree\"\n[routing]\norder = [\"d0\"]").starts_with("routing.order"));
+        // Zero counts and sizes are errors, not silently 1.
+        assert!(err(&format!("{pp}message_size = \"0B\"")).starts_with("workload.message_size"));
+        assert!(err(&format!("{pp}iterations = 0")).starts_with("workload.iterations"));
+        assert!(err("[workload]\ntype = \"throughput\"\nsrc = [0,0,0]\ndst = [1,0,0]\nmessages = 0").starts_with("workload.messages"));
+        assert!(err("[workload]\ntype = \"all_to_all\"\nwindow = 0").starts_with("workload.window"));
+        // A mesh does not wrap around.
+        assert!(err("[topology]\ntype = \"mesh\"\nshape = [4, 4]\nwrap = [true, false]").starts_with("topology.wrap"));
+        assert!(Plan::new(&Scenario::from_toml_str("[topology]\ntype = \"mesh\"\nshape = [4, 4]").unwrap()).is_ok());
+    }
+
+    #[test]
     fn regression_review_findings_are_config_errors_not_panics() {
         assert!(err("[topology]\ntype = \"fat_tree\"\nlevels = 2\nradix = 4\n[workload]\ntype = \"simultaneous_puts\"\nsrc = [5]")
             .starts_with("workload.type"));
@@ -321,15 +357,15 @@ mod bad_input {
     fn regression_a_step_longer_than_the_watchdog_is_not_a_deadlock() {
         // One hop over a 300 us link with a 100 us watchdog: slow, not stuck.
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 8);
-        s.topology.link_latency = Time::from_us(300);
+        torus(&mut s).link_latency = Time::from_us(300);
         s.sim.watchdog = Time::from_us(100);
         let r = Plan::new(&s).unwrap().run().unwrap();
         assert!(r.workload.one_way_latency_ns.unwrap() > 300_000.0);
         // And slow serialisation: a 1 MiB packet over a 1 GB/s link takes ~1 ms.
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 1 << 20);
-        s.workload.packet_size = fabricsim::Bytes(1 << 20);
+        set_packet_size(&mut s, 1 << 20);
         s.router.buffer = fabricsim::Bytes(2 << 20);
-        s.topology.link_bandwidth = Bandwidth(1_000_000_000);
+        torus(&mut s).link_bandwidth = Bandwidth(1_000_000_000);
         assert!(Plan::new(&s).unwrap().run().is_ok());
     }
 
@@ -350,12 +386,13 @@ mod nic_model {
 
     fn streams(kind: &str, engines: u32, directions: Option<u32>) -> f64 {
         let mut s = Scenario::default();
-        s.topology.shape = vec![4, 4, 4];
+        torus(&mut s).shape = vec![4, 4, 4];
         s.nic.injection_engines = Some(engines);
-        s.workload.kind = kind.into();
-        s.workload.src = Some(vec![0, 0, 0]);
-        s.workload.message_size = Some(fabricsim::Bytes(1 << 18));
-        s.workload.directions = directions;
+        let spec = LinkStreamsSpec { src: Some(vec![0, 0, 0]), message_size: fabricsim::Bytes(1 << 18), directions, ..Default::default() };
+        s.workload = match kind {
+            "simultaneous_puts" => WorkloadSpec::SimultaneousPuts(spec),
+            _ => WorkloadSpec::NeighborExchange(spec),
+        };
         Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap()
     }
 
@@ -399,22 +436,21 @@ mod nic_model {
     #[test]
     fn rdma_get_is_a_request_then_the_data_back() {
         let mut s = pingpong_torus(&[8], &[true], &[0], &[3], 4096);
-        s.workload.packet_size = fabricsim::Bytes(1024);
+        set_packet_size(&mut s, 1024);
         let put = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
-        s.workload.kind = "rdma_get".into();
+        let WorkloadSpec::Pingpong(r) = s.workload.clone() else { unreachable!() };
+        s.workload = WorkloadSpec::RdmaGet(r);
         let get = Plan::new(&s).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap();
         // Get = a 64 B request one way + the 4 KiB data the other way.
-        let hop = (s.router.delay + s.topology.link_latency) * 3;
-        let req = s.nic.latency + hop + s.topology.link_bandwidth.serialization(64);
+        let hop = (s.router.delay + s.topology.link_latency()) * 3;
+        let req = s.nic.latency + hop + s.topology.link_bandwidth().serialization(64);
         assert!((get - (req.as_ns_f64() + put)).abs() < 1e-6, "get {get} put {put}");
     }
 
     #[test]
     fn host_and_memory_limits_cap_throughput() {
         let mut s = pingpong_torus(&[4], &[true], &[0], &[1], 1 << 20);
-        s.workload.kind = "throughput".into();
-        s.workload.iterations = None;
-        s.workload.messages = Some(2);
+        as_stream(&mut s, 2);
         s.nic.host_bandwidth = Some(Bandwidth(2_000_000_000));
         let t = Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap();
         assert!(t < 2.0 && t > 1.95, "{t}");

@@ -47,6 +47,21 @@ pub struct WorkloadReport {
     pub messages: u64,
 }
 
+/// Calls `$body` with `$w` bound to the workload inside `$self`, whatever its variant: the one
+/// list of variants that every forwarding method below uses.
+macro_rules! each_workload {
+    ($self:expr, $w:ident => $body:expr) => {
+        match $self {
+            AnyWorkload::OpenLoop($w) => $body,
+            AnyWorkload::PingPong($w) => $body,
+            AnyWorkload::Throughput($w) => $body,
+            AnyWorkload::AllToAll($w) => $body,
+            AnyWorkload::LinkStreams($w) => $body,
+            AnyWorkload::RdmaGet($w) => $body,
+        }
+    };
+}
+
 pub enum AnyWorkload {
     OpenLoop(OpenLoop),
     PingPong(PingPong),
@@ -58,14 +73,7 @@ pub enum AnyWorkload {
 
 impl AnyWorkload {
     pub fn report(&self) -> WorkloadReport {
-        match self {
-            AnyWorkload::OpenLoop(w) => w.report(),
-            AnyWorkload::PingPong(w) => w.report(),
-            AnyWorkload::Throughput(w) => w.report(),
-            AnyWorkload::AllToAll(w) => w.report(),
-            AnyWorkload::LinkStreams(w) => w.report(),
-            AnyWorkload::RdmaGet(w) => w.report(),
-        }
+        each_workload!(self, w => w.report())
     }
     /// Whether this workload runs until its work is done (rather than for a time window).
     pub fn is_closed(&self) -> bool {
@@ -75,38 +83,15 @@ impl AnyWorkload {
 
 impl Workload for AnyWorkload {
     fn start(&mut self, api: &mut Api) {
-        match self {
-            AnyWorkload::OpenLoop(w) => w.start(api),
-            AnyWorkload::PingPong(w) => w.start(api),
-            AnyWorkload::Throughput(w) => w.start(api),
-            AnyWorkload::AllToAll(w) => w.start(api),
-            AnyWorkload::LinkStreams(w) => w.start(api),
-            AnyWorkload::RdmaGet(w) => w.start(api),
-        }
+        each_workload!(self, w => w.start(api))
     }
     fn wake(&mut self, node: NodeId, api: &mut Api) {
-        if let AnyWorkload::OpenLoop(w) = self {
-            w.wake(node, api)
-        }
+        each_workload!(self, w => w.wake(node, api))
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
-        match self {
-            AnyWorkload::OpenLoop(w) => w.delivered(m, api),
-            AnyWorkload::PingPong(w) => w.delivered(m, api),
-            AnyWorkload::Throughput(w) => w.delivered(m, api),
-            AnyWorkload::AllToAll(w) => w.delivered(m, api),
-            AnyWorkload::LinkStreams(w) => w.delivered(m, api),
-            AnyWorkload::RdmaGet(w) => w.delivered(m, api),
-        }
+        each_workload!(self, w => w.delivered(m, api))
     }
     fn finished(&self) -> bool {
-        match self {
-            AnyWorkload::OpenLoop(w) => w.finished(),
-            AnyWorkload::PingPong(w) => w.finished(),
-            AnyWorkload::Throughput(w) => w.finished(),
-            AnyWorkload::AllToAll(w) => w.finished(),
-            AnyWorkload::LinkStreams(w) => w.finished(),
-            AnyWorkload::RdmaGet(w) => w.finished(),
-        }
+        each_workload!(self, w => w.finished())
     }
 }

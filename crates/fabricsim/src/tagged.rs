@@ -1,0 +1,100 @@
+//! Sections whose `type` key chooses an enum variant: the user's flat form and serde's.
+//!
+//! A scenario file writes `[workload] type = "pingpong"  src = [0, 0]`; serde's externally
+//! tagged form of the same is `[workload.pingpong] src = [0, 0]`, which keeps error paths
+//! exact (`workload.pingpong.src`) where an internally tagged enum would lose them. These
+//! functions convert between the two, fill in a missing `type` with its default, and map
+//! error paths back to the keys the user wrote.
+
+use fabricsim_core::ConfigError;
+use toml::Value;
+
+/// The sections chosen by a `type` key.
+const TAGGED: [&str; 3] = ["topology", "routing", "workload"];
+
+/// The type a section gets when it names none: the routing follows the topology.
+fn default_type(section: &str, root: &toml::Table) -> &'static str {
+    match section {
+        "topology" => "torus",
+        "workload" => "uniform_random",
+        _ => match root.get("topology").and_then(|t| t.get("type")).and_then(Value::as_str) {
+            Some("fat_tree") => "up_down",
+            _ => "dimension_order",
+        },
+    }
+}
+
+/// User form to serde form, in place: `{ type = "x", k = v }` becomes `{ x = { k = v } }`.
+/// A missing section stays missing (its default applies), except `routing`, whose default
+/// depends on the topology.
+pub(crate) fn to_serde_form(root: &mut Value) -> Result<(), ConfigError> {
+    let Some(root) = root.as_table_mut() else { return Ok(()) };
+    if !root.contains_key("routing") {
+        root.insert("routing".into(), Value::Table(Default::default()));
+    }
+    // Types first (the routing's default reads the topology's type as written).
+    let mut types = Vec::new();
+    for section in TAGGED {
+        let ty = match root.get(section) {
+            None => continue,
+            Some(Value::Table(t)) => match t.get("type") {
+                None => default_type(section, root).to_string(),
+                Some(Value::String(s)) => s.clone(),
+                Some(other) => return Err(ConfigError::new(format!("{section}.type"), format!("{other} is not a type name"))),
+            },
+            Some(other) => return Err(ConfigError::new(section, format!("{other} is not a section"))),
+        };
+        types.push((section, ty));
+    }
+    for (section, ty) in types {
+        let Some(Value::Table(t)) = root.get_mut(section) else { continue };
+        t.remove("type");
+        let keys = std::mem::take(t);
+        t.insert(ty, Value::Table(keys));
+    }
+    Ok(())
+}
+
+/// Serde form to user form, in place (the inverse of [`to_serde_form`]).
+pub(crate) fn to_user_form(root: &mut Value) {
+    let Some(root) = root.as_table_mut() else { return };
+    for section in TAGGED {
+        let Some(Value::Table(t)) = root.get_mut(section) else { continue };
+        let Some((ty, Value::Table(keys))) = t.iter().next().map(|(k, v)| (k.clone(), v.clone())) else { continue };
+        let mut flat = toml::Table::new();
+        flat.insert("type".into(), Value::String(ty));
+        flat.extend(keys);
+        *t = flat;
+    }
+}
+
+/// The key and message a user should see for a deserialisation error at serde path `path`
+/// with message `message`: the variant's segment is dropped (`workload.pingpong.src` is
+/// `workload.src`), an unknown variant is the section's `type`, and an unknown key is named.
+pub(crate) fn user_error(path: &str, message: &str) -> (String, String) {
+    if path == "." {
+        return ("scenario".into(), message.into());
+    }
+    let parts: Vec<&str> = path.split('.').collect();
+    let tagged = TAGGED.contains(&parts[0]);
+    if tagged && parts.len() == 1 {
+        if let Some(ty) = message.strip_prefix("unknown variant `").and_then(|m| m.split('`').next()) {
+            let known = message.split_once("expected ").map(|(_, e)| e.trim_start_matches("one of ").replace('`', "")).unwrap_or_default();
+            return (format!("{}.type", parts[0]), format!("'{ty}' is not one of {known}"));
+        }
+    }
+    if tagged && parts.len() >= 2 {
+        let (section, ty) = (parts[0], parts[1]);
+        let mut field = std::iter::once(section).chain(parts[2..].iter().copied()).collect::<Vec<_>>().join(".");
+        if let Some(key) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+            if parts.len() == 2 {
+                field = format!("{section}.{key}");
+            }
+            let keys =
+                message.split_once("expected ").map(|(_, e)| e.trim_start_matches("one of ").replace('`', "")).unwrap_or_else(|| "none".into());
+            return (field, format!("is not a key of {section} type '{ty}' (its keys: {keys})"));
+        }
+        return (field, message.into());
+    }
+    (path.into(), message.into())
+}

@@ -1,0 +1,78 @@
+//! `simultaneous_puts` and `neighbor_exchange`: streams pinned to a node's links.
+
+use super::{default_message_size, default_packet_size, positive, BuildContext, WorkloadKeys};
+use crate::Error;
+use fabricsim_core::{Bytes, ConfigError};
+use fabricsim_topology::{PortKind, Topology};
+use fabricsim_workload::{AnyWorkload, LinkStreams, Stream};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkStreamsSpec {
+    /// Packet size on the wire. Default 512B.
+    pub packet_size: Bytes,
+    /// The node whose links carry the streams. Required.
+    pub src: Option<Vec<u32>>,
+    /// Message size. Default 8B.
+    pub message_size: Bytes,
+    /// Messages per stream. Default 1.
+    pub messages: u64,
+    /// How many of the node's links (in port order: axis by axis, + before -). Default: all.
+    pub directions: Option<u32>,
+}
+
+impl Default for LinkStreamsSpec {
+    fn default() -> Self {
+        LinkStreamsSpec { packet_size: default_packet_size(), src: None, message_size: default_message_size(), messages: 1, directions: None }
+    }
+}
+
+impl WorkloadKeys for LinkStreamsSpec {
+    fn packet_size(&self) -> Bytes {
+        self.packet_size
+    }
+    fn packet_size_mut(&mut self) -> &mut Bytes {
+        &mut self.packet_size
+    }
+    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
+        Some(&mut self.message_size)
+    }
+}
+
+impl LinkStreamsSpec {
+    /// Streams out of the node's first `directions` links; with `exchange`, each neighbour also
+    /// streams back over the same link.
+    pub(crate) fn build(&self, cx: &BuildContext, exchange: bool) -> Result<AnyWorkload, Error> {
+        let plan = cx.plan;
+        if !matches!(plan.topology, Topology::Torus(_)) {
+            return Err(ConfigError::new("workload.type", "needs a torus/mesh (links named by node ports)").into());
+        }
+        let src = plan.node_at("workload.src", &self.src)?;
+        let size = positive("workload.message_size", self.message_size)?.get();
+        let messages = positive("workload.messages", self.messages)?;
+        let built;
+        let g = match cx.graph {
+            Some(g) => g,
+            None => {
+                built = plan.build_graph();
+                &built
+            }
+        };
+        let ports: Vec<u32> = (0..g.ports_of(src)).filter(|&l| g.kind[g.port(src, l) as usize] == PortKind::Network).collect();
+        let n = self.directions.map(|d| d as usize).unwrap_or(ports.len());
+        if n == 0 || n > ports.len() {
+            return Err(ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into());
+        }
+        let mut streams = Vec::new();
+        for &l in &ports[..n] {
+            let peer = g.peer[g.port(src, l) as usize];
+            let nb = g.owner[peer as usize];
+            streams.push(Stream { src, port: l as u8, dst: nb });
+            if exchange {
+                streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: src });
+            }
+        }
+        Ok(AnyWorkload::LinkStreams(LinkStreams::new(streams, size, messages)))
+    }
+}

@@ -1,0 +1,169 @@
+//! `[workload]`: one variant per workload type, each with its own keys, and how each builds
+//! its workload. Adding a workload type: a variant here and a file beside this one.
+
+mod all_to_all;
+mod link_streams;
+mod open_loop;
+mod round_trip;
+mod stream;
+
+pub use all_to_all::AllToAllSpec;
+pub use link_streams::LinkStreamsSpec;
+pub use open_loop::{HotRegionSpec, OpenLoopSpec, SphereSpec};
+pub use round_trip::RoundTripSpec;
+pub use stream::StreamSpec;
+
+use crate::{Error, Plan};
+use fabricsim_core::{Bytes, ConfigError};
+use fabricsim_topology::PortGraph;
+use fabricsim_workload::{AnyWorkload, Pattern};
+use serde::{Deserialize, Serialize};
+
+/// The workload, chosen by `type` (default `"uniform_random"`). Open-loop patterns
+/// (`uniform_random`, `nearest_neighbor`, `transpose`, `bit_complement`, `tornado`,
+/// `hot_region`, `sphere`) run for the measurement window at an offered `load`; the
+/// benchmarks (`pingpong`, `rdma_get`, `throughput`, `all_to_all`, `simultaneous_puts`,
+/// `neighbor_exchange`) run until their work is done.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "snake_case")]
+pub enum WorkloadSpec {
+    UniformRandom(OpenLoopSpec),
+    NearestNeighbor(OpenLoopSpec),
+    Transpose(OpenLoopSpec),
+    BitComplement(OpenLoopSpec),
+    Tornado(OpenLoopSpec),
+    HotRegion(HotRegionSpec),
+    Sphere(SphereSpec),
+    Pingpong(RoundTripSpec),
+    RdmaGet(RoundTripSpec),
+    Throughput(StreamSpec),
+    AllToAll(AllToAllSpec),
+    SimultaneousPuts(LinkStreamsSpec),
+    NeighborExchange(LinkStreamsSpec),
+}
+
+impl Default for WorkloadSpec {
+    fn default() -> Self {
+        WorkloadSpec::UniformRandom(OpenLoopSpec::default())
+    }
+}
+
+/// What every workload type's keys answer.
+pub trait WorkloadKeys {
+    /// Packet size on the wire, header included; also the largest packet (default 512B).
+    fn packet_size(&self) -> Bytes;
+    fn packet_size_mut(&mut self) -> &mut Bytes;
+    /// Offered load of an open-loop pattern (`None`: a benchmark, which has none).
+    fn load(&self) -> Option<f64> {
+        None
+    }
+    fn load_mut(&mut self) -> Option<&mut f64> {
+        None
+    }
+    /// Message size of a benchmark (`None`: open-loop messages are one packet).
+    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
+        None
+    }
+}
+
+/// What a workload's build may read: the plan, and the run's port graph if one is built.
+pub(crate) struct BuildContext<'a> {
+    pub plan: &'a Plan,
+    pub graph: Option<&'a PortGraph>,
+}
+
+/// A count that must be at least one, or an error naming `field`.
+pub(crate) fn positive<T: PartialEq + Default + std::fmt::Display>(field: &str, v: T) -> Result<T, Error> {
+    if v == T::default() {
+        return Err(ConfigError::new(field, format!("{v} must be at least 1")).into());
+    }
+    Ok(v)
+}
+
+impl WorkloadSpec {
+    /// The keys of the chosen type.
+    pub fn keys(&self) -> &dyn WorkloadKeys {
+        use WorkloadSpec::*;
+        match self {
+            UniformRandom(s) | NearestNeighbor(s) | Transpose(s) | BitComplement(s) | Tornado(s) => s,
+            HotRegion(s) => s,
+            Sphere(s) => s,
+            Pingpong(s) | RdmaGet(s) => s,
+            Throughput(s) => s,
+            AllToAll(s) => s,
+            SimultaneousPuts(s) | NeighborExchange(s) => s,
+        }
+    }
+
+    /// The keys of the chosen type, to edit.
+    pub fn keys_mut(&mut self) -> &mut dyn WorkloadKeys {
+        use WorkloadSpec::*;
+        match self {
+            UniformRandom(s) | NearestNeighbor(s) | Transpose(s) | BitComplement(s) | Tornado(s) => s,
+            HotRegion(s) => s,
+            Sphere(s) => s,
+            Pingpong(s) | RdmaGet(s) => s,
+            Throughput(s) => s,
+            AllToAll(s) => s,
+            SimultaneousPuts(s) | NeighborExchange(s) => s,
+        }
+    }
+
+    /// The `type` as written in a scenario file.
+    pub fn type_name(&self) -> String {
+        // Serde's externally tagged form names the variant: the one key of the table.
+        let v = toml::Value::try_from(self).expect("a workload always serialises");
+        v.as_table().and_then(|t| t.keys().next().cloned()).unwrap_or_default()
+    }
+
+    /// Whether it runs until its work is done (a benchmark) rather than for a window.
+    pub fn is_closed(&self) -> bool {
+        self.keys().load().is_none()
+    }
+
+    /// Set the offered load of an open-loop pattern (for load sweeps).
+    pub fn set_load(&mut self, load: f64) -> Result<(), Error> {
+        let name = self.type_name();
+        let l = self.keys_mut().load_mut().ok_or_else(|| ConfigError::new("workload.type", format!("'{name}' has no offered load")))?;
+        *l = load;
+        Ok(())
+    }
+
+    /// Set the message size of a benchmark (for size sweeps).
+    pub fn set_message_size(&mut self, size: Bytes) -> Result<(), Error> {
+        let name = self.type_name();
+        let m = self.keys_mut().message_size_mut().ok_or_else(|| ConfigError::new("workload.type", format!("'{name}' has no message size")))?;
+        *m = size;
+        Ok(())
+    }
+
+    /// A fresh workload for one run.
+    pub(crate) fn build(&self, cx: &BuildContext) -> Result<AnyWorkload, Error> {
+        use WorkloadSpec::*;
+        match self {
+            UniformRandom(s) => s.build(cx, Pattern::UniformRandom),
+            NearestNeighbor(s) => s.build(cx, Pattern::NearestNeighbor),
+            Transpose(s) => s.build(cx, Pattern::Transpose),
+            BitComplement(s) => s.build(cx, Pattern::BitComplement),
+            Tornado(s) => s.build(cx, Pattern::Tornado),
+            HotRegion(s) => s.build(cx),
+            Sphere(s) => s.build(cx),
+            Pingpong(s) => s.build(cx, false),
+            RdmaGet(s) => s.build(cx, true),
+            Throughput(s) => s.build(cx),
+            AllToAll(s) => s.build(cx),
+            SimultaneousPuts(s) => s.build(cx, false),
+            NeighborExchange(s) => s.build(cx, true),
+        }
+    }
+}
+
+/// Default packet size of every workload type.
+pub(crate) fn default_packet_size() -> Bytes {
+    Bytes(512)
+}
+
+/// Default message size of the benchmarks.
+pub(crate) fn default_message_size() -> Bytes {
+    Bytes(8)
+}
