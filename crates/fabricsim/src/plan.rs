@@ -147,6 +147,7 @@ impl Plan {
             memory_bandwidth: n.memory_bandwidth,
             cache_bytes: n.cache_size.get(),
             watchdog: s.sim.watchdog,
+            selection: s.routing.selection(),
         };
         params.validate()?;
         let ports = match &topology {

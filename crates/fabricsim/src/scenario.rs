@@ -11,6 +11,7 @@
 pub use crate::workloads::WorkloadSpec;
 use crate::Error;
 use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
+pub use fabricsim_routing::Selection;
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario. Every section may be omitted.
@@ -268,18 +269,35 @@ impl Default for RoutingSpec {
     }
 }
 
+impl RoutingSpec {
+    /// How packets choose among candidate hops.
+    pub fn selection(&self) -> Selection {
+        match self {
+            RoutingSpec::DimensionOrder(d) => d.selection,
+            RoutingSpec::UpDown(u) => u.selection,
+        }
+    }
+}
+
 /// `type = "dimension_order"`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct DimensionOrderSpec {
     /// Axis names in routing order. Default: axis order.
     pub order: Option<Vec<String>>,
+    /// Choice among candidate hops (equivalent VCs, reception engines): `"credit"` (default:
+    /// a free output, then the most credit), `"first"` or `"random"`.
+    pub selection: Selection,
 }
 
-/// `type = "up_down"` (no keys).
+/// `type = "up_down"`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
-pub struct UpDownSpec {}
+pub struct UpDownSpec {
+    /// Choice among candidate hops (the VCs of the up or down port): `"credit"` (default),
+    /// `"first"` or `"random"`.
+    pub selection: Selection,
+}
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
@@ -461,7 +479,7 @@ mod tests {
     #[test]
     fn routing_defaults_by_topology() {
         let s = Scenario::from_toml_str("[topology]\ntype = \"fat_tree\"\n").unwrap();
-        assert_eq!(s.routing, RoutingSpec::UpDown(UpDownSpec {}));
+        assert_eq!(s.routing, RoutingSpec::UpDown(UpDownSpec::default()));
         let s = Scenario::from_toml_str("[routing]\norder = [\"d1\", \"d0\", \"d2\"]\n").unwrap();
         assert!(matches!(&s.routing, RoutingSpec::DimensionOrder(d) if d.order.as_ref().unwrap()[0] == "d1"));
     }

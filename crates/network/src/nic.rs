@@ -197,6 +197,8 @@ impl Core {
             prio: msg.prio,
             hint: msg.hint,
             uncached: msg.uncached,
+            zone: 0,
+            escaped: false,
         });
         self.push_q(q, pkt);
         self.vcq[q as usize].credits -= wire;

@@ -39,10 +39,14 @@ pub struct Packet {
     pub hint: u8,
     /// Whether its data streams from/to main memory (message larger than the cache).
     pub uncached: bool,
+    /// Routing-class selector of its header (see [`fabricsim_routing::Header`]).
+    pub zone: u8,
+    /// Whether it has entered the escape sub-network of an adaptive routing.
+    pub escaped: bool,
 }
 
 /// No first-hop hint.
-pub const NO_HINT: u8 = u8::MAX;
+pub const NO_HINT: u8 = fabricsim_routing::NO_HINT;
 
 /// One 64-byte cache line (aligned, so a message never straddles two).
 #[derive(Debug, Clone, Copy)]

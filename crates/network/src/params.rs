@@ -51,6 +51,8 @@ pub struct NetworkParams {
     pub cache_bytes: u64,
     /// Deadlock watchdog: error if packets are buffered and nothing moves for this long.
     pub watchdog: Time,
+    /// How a packet chooses among candidate hops.
+    pub selection: fabricsim_routing::Selection,
 }
 
 impl NetworkParams {

@@ -13,8 +13,16 @@ use crate::records::{BUSY, WAITER};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
-use fabricsim_routing::Hop;
+use fabricsim_routing::{Header, Hop, Selection};
 use fabricsim_topology::PortKind;
+
+/// A 64-bit mix (SplitMix64's finaliser): a well-spread hash of a packet id.
+#[inline]
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
 
 impl Core {
     #[inline(always)]
@@ -94,14 +102,15 @@ impl Core {
     }
 
     /// Route packet `pkt` (no hop looked ahead: a packet just injected) when the routing gives
-    /// it a single hop and no hint forces its first one, recording the global output port and
-    /// VC; `None`: it has a choice to make (see [`Core::select`]).
+    /// it a single hop and its header asks nothing special (no hint forcing its first hop, zone
+    /// 0), recording the global output port and VC; `None`: it has a choice to make (see
+    /// [`Core::select`]).
     #[inline(never)]
     fn route_here(&mut self, pkt: u32) -> Option<(u32, u8)> {
         let p = self.packets.get(pkt);
-        let (q, dst, hint) = (p.q, p.dst, p.hint);
+        let (q, dst, hint, zone) = (p.q, p.dst, p.hint, p.zone);
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
-        if hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal {
+        if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 {
             return None;
         }
         let (router, base) = self.router_of(in_port);
@@ -112,45 +121,30 @@ impl Core {
         Some((out, h.vc))
     }
 
-    /// End of the instant: packet `pkt` chooses among its candidates, then requests. Run in
+    /// End of the instant: packet `pkt` is routed (its header: destination, hint, zone, escape
+    /// state), chooses among its candidates by the selection policy, then requests. Run in
     /// ascending order of input VC, so each choice sees the requests of the choices before it.
     pub(crate) fn select(&mut self, pkt: u32) {
-        let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
-        let (q, dst, size, seq, src, hint) = (p.q, p.dst, p.wire_bytes, p.seq, p.src, p.hint);
+        let hdr = Header { dst: p.dst, hint: p.hint, zone: p.zone, escaped: p.escaped };
+        let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
         let (in_port, in_vc) = self.vcs_div.div_rem(q);
         let (router, base) = self.router_of(in_port);
-        let h = self.choose(router, base, in_port, in_vc as u8, dst, hint, size, seq.wrapping_add(src) as u64, now);
+        self.routing.route(router, in_port - base, in_vc as u8, &hdr, &mut self.cands);
+        let h = self.choose(router, base, size, id);
         let out = base + h.port;
+        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive());
         let p = self.packets.get_mut(pkt);
-        (p.out, p.out_vc) = (out, h.vc);
+        (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
         self.post_request(pkt, out, h.vc, false);
     }
 
-    /// Routing and selection: the candidates for a packet to `dst` at `router` (entered on
-    /// global port `in_port`, VC `in_vc`), and the one it takes. Selection prefers an output with
-    /// room, then one that is free (idle, and not requested by another packet yet), then the most
-    /// free credit; it rotates its start by `spread` (the packet's id and source) so equivalent
-    /// ports (e.g. several reception engines) share the load.
-    #[allow(clippy::too_many_arguments)]
-    fn choose(&mut self, router: u32, base: u32, in_port: u32, in_vc: u8, dst: u32, hint: u8, size: u32, spread: u64, now: u64) -> Hop {
-        let hinted = hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal;
-        if !hinted {
-            if let Some(h) = self.routing.route_single(router, in_port - base, in_vc, dst) {
-                return h;
-            }
-        }
-        self.cands.clear();
-        if hinted {
-            self.routing.route_via(router, hint as u32, dst, &mut self.cands);
-        }
-        if self.cands.is_empty() {
-            // No hint, or a hint that is not a network port: route normally.
-            self.routing.route(router, in_port - base, in_vc, dst, &mut self.cands);
-        }
-        // A copy of the set (the selection below borrows `self` mutably to read credits); it
-        // costs less here than re-borrowing the set per candidate costs the single-hop path
-        // above (the inlined code grows: +1% instructions on the uniform benchmark).
+    /// Selection among the candidate hops in `self.cands` at `router` (first global port
+    /// `base`) for a packet of `size` wire bytes and id `id` (see [`fabricsim_routing::Selection`]).
+    /// Every policy prefers a candidate with room downstream, and an adaptive one with room
+    /// over an escape one.
+    fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> Hop {
+        // A copy of the set (the scoring below borrows `self` mutably to read credits).
         let cands = self.cands;
         let hops = cands.as_slice();
         debug_assert!(!hops.is_empty(), "routing returned no candidate");
@@ -158,15 +152,27 @@ impl Core {
         if n == 1 {
             return hops[0];
         }
-        let start = (spread % n as u64) as usize;
+        let now = self.queue.now().ps();
+        // Where the search starts: rotating with the packet's id (equivalent outputs share the
+        // load), or a hash of the id and router for random selection.
+        let start = match self.p.selection {
+            Selection::First => 0,
+            Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
+            Selection::Random => (mix(id ^ (router as u64) << 40) % n as u64) as usize,
+        };
         let mut best = (0u8, 0u32, hops[start]);
         for k in 0..n {
             let h = hops[(start + k) % n];
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let free = o.busy_until <= now && !o.requested();
-            let score = ((cred >= size) as u8) * 2 + free as u8;
+            let fits = cred >= size;
+            let score = match self.p.selection {
+                // Room, adaptive, then a free output (idle, not requested yet), then credit.
+                Selection::Credit => (fits as u8) * 4 + (fits && !h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
+                Selection::First | Selection::Random => (fits as u8) * 2 + (fits && !h.escape) as u8,
+            };
+            let cred = if self.p.selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h);
             }

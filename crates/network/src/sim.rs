@@ -356,6 +356,19 @@ impl<W: Workload> Simulation<W> {
             )
             .into());
         }
+        if routing.vcs() != params.vcs || routing.engines() != graph.engines {
+            return Err(fabricsim_core::ConfigError::new(
+                "router.vcs",
+                format!(
+                    "the routing was built for {} VCs and {} engines per node, the network has {} VCs and {} engines",
+                    routing.vcs(),
+                    routing.engines(),
+                    params.vcs,
+                    graph.engines
+                ),
+            )
+            .into());
+        }
         let vcs = params.vcs as u32;
         let max_ports = graph.max_ports();
         if vcs as usize > MAX_VCS {

@@ -425,3 +425,19 @@ fn every_measured_packet_and_message_has_one_latency_record() {
         }
     }
 }
+
+#[test]
+fn routing_and_network_disagreeing_on_vcs_or_engines_is_refused() {
+    // Once accepted and then reported as a deadlock: the routing owns these counts.
+    let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+    let r = |engines, vcs| Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, engines, vcs).unwrap());
+    let err = |g, r, p| match Simulation::new(g, r, p, Flood::new(8, 1, 1)) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    };
+    let e = err(t.build_graph(1), r(1, 4), params(2));
+    assert!(e.starts_with("router.vcs") && e.contains("4 VCs"), "{e}");
+    let e = err(t.build_graph(1), r(2, 2), params(2));
+    assert!(e.contains("2 engines") && e.contains("1 engines"), "{e}");
+    assert!(Simulation::new(t.build_graph(1), r(1, 2), params(2), Flood::new(8, 1, 1)).is_ok());
+}

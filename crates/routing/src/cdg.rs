@@ -2,44 +2,71 @@
 //! routing deadlock if the graph whose vertices are (port, VC) channels, with an edge from each
 //! channel to every channel a packet holding it may request next, has no cycle.
 
-use crate::{Candidates, Routing};
+use crate::{Candidates, Header, Routing};
 use fabricsim_core::NodeId;
 use fabricsim_topology::{PortGraph, PortKind};
 use std::collections::{HashMap, HashSet};
 
 /// Build the dependency graph over all (src, dst) pairs given, following **every** candidate,
-/// and return a cycle if one exists.
+/// and return a cycle if one exists. A deterministic routing must pass this.
 pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<(u32, u8)>> {
-    let mut edges: HashMap<(u32, u8), HashSet<(u32, u8)>> = HashMap::new();
+    cycle_in(&dependencies(graph, routing, pairs, false))
+}
+
+/// The check escape-channel theory (Duato) asks of an adaptive routing: the *extended*
+/// dependency graph of its escape sub-network is acyclic. Its vertices are escape channels; an
+/// edge goes from an escape channel to each escape channel a packet holding it may request
+/// next, directly or after any number of adaptive hops (adaptive channels may be held in
+/// between). A routing whose hops are all escape hops gets the plain check.
+pub fn find_escape_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<(u32, u8)>> {
+    cycle_in(&dependencies(graph, routing, pairs, true))
+}
+
+type Channel = (u32, u8);
+
+/// Channel dependencies of the routes between `pairs`, following every candidate. With
+/// `escape_only`, vertices are escape channels and a dependency runs from the last escape
+/// channel held across adaptive hops.
+fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)], escape_only: bool) -> HashMap<Channel, HashSet<Channel>> {
+    let mut edges: HashMap<Channel, HashSet<Channel>> = HashMap::new();
     let mut cands = Candidates::default();
     for &(src, dst) in pairs {
         if src == dst {
             continue;
         }
-        // Explore all candidate branches from the injection channel.
+        // Explore all candidate branches from the injection channel: (input port, VC, the
+        // channel the dependency runs from, whether the packet is on the escape network).
         let start = graph.attach[(src * graph.engines) as usize];
-        let mut stack = vec![(start, routing.injection_vc(), None::<(u32, u8)>)];
+        let mut stack = vec![(start, routing.injection_vc(), None::<Channel>, false)];
         let mut seen = HashSet::new();
-        while let Some((in_port, vc, from)) = stack.pop() {
-            if !seen.insert((in_port, vc, from)) {
+        while let Some((in_port, vc, from, escaped)) = stack.pop() {
+            if !seen.insert((in_port, vc, from, escaped)) {
                 continue;
             }
             let router = graph.owner[in_port as usize];
-            routing.route(router, graph.local(in_port), vc, dst, &mut cands);
+            let hdr = Header { escaped, ..Header::to(dst) };
+            routing.route(router, graph.local(in_port), vc, &hdr, &mut cands);
             for h in cands.as_slice() {
                 let out = graph.port(router, h.port);
                 let ch = (out, h.vc);
-                if let Some(f) = from {
+                let counts = !escape_only || h.escape;
+                if let (Some(f), true) = (from, counts) {
                     edges.entry(f).or_default().insert(ch);
                 }
                 if graph.kind[out as usize] == PortKind::Network {
-                    stack.push((graph.peer[out as usize], h.vc, Some(ch)));
+                    let next_from = if counts { Some(ch) } else { from };
+                    let next_escaped = escaped || (h.escape && routing.is_adaptive());
+                    stack.push((graph.peer[out as usize], h.vc, next_from, next_escaped));
                 }
             }
         }
     }
+    edges
+}
+
+/// A cycle of the dependency graph `edges`, if it has one.
+fn cycle_in(edges: &HashMap<Channel, HashSet<Channel>>) -> Option<Vec<Channel>> {
     // Iterative DFS with colours.
-    type Channel = (u32, u8);
     let mut colour: HashMap<(u32, u8), u8> = HashMap::new();
     let verts: Vec<(u32, u8)> = edges.keys().copied().collect();
     for v in verts {

@@ -11,7 +11,7 @@
 //! 3 or less never carry a packet more than one hop per axis, so they need no dateline; rings of
 //! 4 or more need at least 2 VCs, which [`DimensionOrder::new`] enforces.
 
-use crate::{Candidates, Hop};
+use crate::{Candidates, Header, Hop, NO_HINT};
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Torus;
 
@@ -162,10 +162,19 @@ impl DimensionOrder {
         &self.order
     }
 
+    pub fn vcs(&self) -> u8 {
+        self.vcs
+    }
+    pub fn engines(&self) -> u32 {
+        self.engines
+    }
+
     /// Leave on local port `port` (a network port); VCs as the dateline rule gives for it.
-    pub fn route_via(&self, router: RouterId, port: u32, out: &mut Candidates) {
-        let Some((axis, delta)) = self.torus.port_axis(port) else { return };
+    /// `false`: `port` is not a network port.
+    fn route_via(&self, router: RouterId, port: u32, out: &mut Candidates) -> bool {
+        let Some((axis, delta)) = self.torus.port_axis(port) else { return false };
         self.push_port(port, self.torus.crosses_dateline(router, axis, delta), out);
+        true
     }
 
     /// VCs (a range) of the dateline half a packet may use on a port: the upper half once it
@@ -186,14 +195,21 @@ impl DimensionOrder {
         out.push_vcs(port, self.vc_range(post));
     }
 
+    /// Candidates for a packet with header `hdr` that entered on local port `in_port`, VC
+    /// `in_vc`. A hint (a network port) forces the first hop, taken where the packet enters
+    /// from its NIC (a port on no axis); a hint that names no network port is ignored.
     #[inline]
-    pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
-        match self.next(router, in_port, in_vc, dst) {
+    pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
+        let from_nic = self.port_axis.get(in_port as usize).is_none_or(|&a| a == u16::MAX);
+        if hdr.hint != NO_HINT && from_nic && self.route_via(router, hdr.hint as u32, out) {
+            return;
+        }
+        match self.next(router, in_port, in_vc, hdr.dst) {
             Some((port, post)) => self.push_port(port, post, out),
             // Arrived: any reception engine will do.
             None => {
                 for e in 0..self.engines {
-                    out.push(self.torus.net_ports() + e, 0);
+                    out.push(self.torus.net_ports() + e, 0, true);
                 }
             }
         }
@@ -206,12 +222,12 @@ impl DimensionOrder {
         match self.next(router, in_port, in_vc, dst) {
             // One VC per dateline half (or one VC, without a dateline), the usual case: the
             // VC is the half (`post` is false without a dateline).
-            Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8 }),
+            Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8, escape: true }),
             Some((port, post)) => {
                 let vcs = self.vc_range(post);
-                (vcs.len() == 1).then_some(Hop { port, vc: vcs.start })
+                (vcs.len() == 1).then_some(Hop { port, vc: vcs.start, escape: true })
             }
-            None => (self.engines == 1).then_some(Hop { port: self.torus.net_ports(), vc: 0 }),
+            None => (self.engines == 1).then_some(Hop { port: self.torus.net_ports(), vc: 0, escape: true }),
         }
     }
 

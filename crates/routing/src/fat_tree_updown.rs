@@ -24,6 +24,9 @@ impl UpDown {
     pub fn tree(&self) -> &FatTree {
         &self.tree
     }
+    pub fn vcs(&self) -> u8 {
+        self.vcs
+    }
 
     #[inline]
     pub fn route(&self, router: RouterId, dst: NodeId, out: &mut Candidates) {

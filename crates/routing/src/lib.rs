@@ -1,11 +1,18 @@
 //! Routing functions.
 //!
 //! A routing function answers, for a packet at a router: which (output port, virtual channel)
-//! pairs may it take next? The answer is a [`Candidates`] set; the router's selection function
-//! picks one (the candidate with the most free credit, first on a tie). Deterministic routings
-//! return one port (possibly with several equivalent VCs); adaptive routings (BG/Q dynamic and
-//! zone routing, a later issue) will return several ports and slot in as new [`Routing`] variants
-//! without touching the router.
+//! pairs may it take next? It reads the packet's [`Header`] (destination, a first-hop hint, a
+//! zone selector, whether the packet has entered the escape sub-network) and fills a
+//! [`Candidates`] set, each candidate marked *adaptive* or *escape*; the router's
+//! [`Selection`] policy picks one. Deterministic routings return one port (possibly with several
+//! equivalent VCs), every hop an escape hop: the whole network is their escape sub-network.
+//! Adaptive routings (BG/Q dynamic and zone routing, a later issue) add adaptive candidates and
+//! slot in as new [`Routing`] variants without touching the router; a packet that takes an
+//! escape hop of an adaptive routing stays on the escape sub-network (`Header::escaped`).
+//!
+//! A routing owns its VC and engine counts ([`Routing::vcs`], [`Routing::engines`]); the
+//! network refuses a simulation whose parameters disagree. [`cdg::find_escape_cycle`] checks
+//! the escape sub-network for deadlock as escape-channel theory requires.
 //!
 //! [`Routing`] is a closed enum so the per-hop call is a `match`, not a virtual call.
 
@@ -13,9 +20,11 @@ pub mod cdg;
 pub mod dimension_order;
 pub mod fat_tree_updown;
 pub mod path;
+pub mod selection;
 
 pub use dimension_order::DimensionOrder;
 pub use fat_tree_updown::UpDown;
+pub use selection::Selection;
 
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Topology;
@@ -28,6 +37,33 @@ pub const MAX_CANDIDATES: usize = 16;
 pub struct Hop {
     pub port: u32,
     pub vc: u8,
+    /// On the escape sub-network (deterministic, deadlock-free by itself), as opposed to an
+    /// adaptive hop. Every hop of a deterministic routing is an escape hop.
+    pub escape: bool,
+}
+
+/// No first-hop hint.
+pub const NO_HINT: u8 = u8::MAX;
+
+/// What a router reads of a packet to route it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub dst: NodeId,
+    /// Local output port forced on the first hop (a direction hint, as BG/Q's hint bits), or
+    /// [`NO_HINT`]. Routings honour it only where the packet enters from its NIC.
+    pub hint: u8,
+    /// A routing-class selector (e.g. the zone mask of BG/Q zone routing); 0 by default.
+    pub zone: u8,
+    /// The packet has taken an escape hop of an adaptive routing and stays on the escape
+    /// sub-network.
+    pub escaped: bool,
+}
+
+impl Header {
+    /// A header with no hint, zone 0, not escaped.
+    pub fn to(dst: NodeId) -> Self {
+        Header { dst, hint: NO_HINT, zone: 0, escaped: false }
+    }
 }
 
 /// A small fixed-capacity set of hops (no allocation on the hot path).
@@ -39,7 +75,7 @@ pub struct Candidates {
 
 impl Default for Candidates {
     fn default() -> Self {
-        Candidates { len: 0, hops: [Hop { port: 0, vc: 0 }; MAX_CANDIDATES] }
+        Candidates { len: 0, hops: [Hop { port: 0, vc: 0, escape: true }; MAX_CANDIDATES] }
     }
 }
 
@@ -48,18 +84,19 @@ impl Candidates {
     pub fn clear(&mut self) {
         self.len = 0;
     }
+    /// Add a hop (`escape`: on the escape sub-network).
     #[inline]
-    pub fn push(&mut self, port: u32, vc: u8) {
+    pub fn push(&mut self, port: u32, vc: u8, escape: bool) {
         if (self.len as usize) < MAX_CANDIDATES {
-            self.hops[self.len as usize] = Hop { port, vc };
+            self.hops[self.len as usize] = Hop { port, vc, escape };
             self.len += 1;
         }
     }
-    /// Push `port` with every VC in `vcs`.
+    /// Push `port` with every VC in `vcs` (escape hops).
     #[inline]
     pub fn push_vcs(&mut self, port: u32, vcs: std::ops::Range<u8>) {
         for vc in vcs {
-            self.push(port, vc);
+            self.push(port, vc, true);
         }
     }
     #[inline]
@@ -96,6 +133,7 @@ impl Routing {
                 Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
             }
             (RoutingSpec::FatTreeUpDown, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs))),
+            // (A fat-tree NIC has one engine per rail: the tree knows it.)
             (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'dimension_order' does not fit a fat_tree topology (use 'up_down')"))
             }
@@ -105,20 +143,21 @@ impl Routing {
         }
     }
 
-    /// Permitted next hops for a packet to `dst` that entered `router` on local port `in_port`
-    /// and VC `in_vc`.
+    /// Permitted next hops for a packet with header `hdr` that entered `router` on local port
+    /// `in_port` and VC `in_vc`.
     #[inline]
-    pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId, out: &mut Candidates) {
+    pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
         out.clear();
         match self {
-            Routing::DimensionOrder(r) => r.route(router, in_port, in_vc, dst, out),
-            Routing::UpDown(r) => r.route(router, dst, out),
+            Routing::DimensionOrder(r) => r.route(router, in_port, in_vc, hdr, out),
+            Routing::UpDown(r) => r.route(router, hdr.dst, out),
         }
     }
 
     /// The next hop when the routing offers exactly one (its usual case for dimension order
-    /// with one VC per dateline half): the same hop [`route`](Self::route) would give as its only
-    /// candidate, without building a set. `None`: call `route`.
+    /// with one VC per dateline half) to a packet for `dst` with no hint and zone 0: the same
+    /// hop [`route`](Self::route) would give as its only candidate, without building a set.
+    /// `None`: call `route`.
     #[inline]
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
         match self {
@@ -127,22 +166,31 @@ impl Routing {
         }
     }
 
-    /// Candidates for a first hop forced onto local port `port` (a direction hint, as BG/Q
-    /// hint bits): the VC follows the routing's rules for that port. Routings without
-    /// directions ignore the hint.
-    #[inline]
-    pub fn route_via(&self, router: RouterId, port: u32, dst: NodeId, out: &mut Candidates) {
-        out.clear();
-        match self {
-            Routing::DimensionOrder(r) => r.route_via(router, port, out),
-            Routing::UpDown(r) => r.route(router, dst, out),
-        }
-    }
-
     /// VC a packet uses on its injection port.
     #[inline]
     pub fn injection_vc(&self) -> u8 {
         0
+    }
+
+    /// VCs per port the routing was built for (the network must have as many).
+    pub fn vcs(&self) -> u8 {
+        match self {
+            Routing::DimensionOrder(r) => r.vcs(),
+            Routing::UpDown(r) => r.vcs(),
+        }
+    }
+
+    /// Injection/reception engines per node the routing was built for.
+    pub fn engines(&self) -> u32 {
+        match self {
+            Routing::DimensionOrder(r) => r.engines(),
+            Routing::UpDown(r) => r.tree().rails(),
+        }
+    }
+
+    /// Whether it offers adaptive hops (besides its escape sub-network). None does yet.
+    pub fn is_adaptive(&self) -> bool {
+        false
     }
 
     /// Scenario name of this routing.

@@ -1,7 +1,7 @@
 //! Following a route through the port graph, taking the first candidate at each hop. Used by
 //! tests, by closed-form latency checks and by the channel-dependency checker.
 
-use crate::{Candidates, Routing};
+use crate::{Candidates, Header, Routing};
 use fabricsim_core::{NodeId, PortId};
 use fabricsim_topology::{PortGraph, PortKind};
 
@@ -22,7 +22,7 @@ pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> 
     let limit = graph.routers as usize * 4 + 8;
     loop {
         let router = graph.owner[at as usize];
-        routing.route(router, graph.local(at), vc, dst, &mut cands);
+        routing.route(router, graph.local(at), vc, &Header::to(dst), &mut cands);
         let Some(h) = cands.as_slice().first().copied() else {
             return Err(format!("no candidate at router {router} for destination {dst}"));
         };

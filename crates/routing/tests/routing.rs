@@ -1,7 +1,7 @@
 //! Properties of the routing functions: routes reach their destination in the topology's
 //! distance, and every routing + VC scheme has an acyclic channel-dependency graph.
 
-use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, Routing, RoutingSpec};
+use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, Header, Routing, RoutingSpec, NO_HINT};
 use fabricsim_topology::{FatTree, Topology, Torus};
 use proptest::prelude::*;
 
@@ -51,7 +51,39 @@ proptest! {
         let r = dor(&t, None, 2);
         let g = t.build_graph(2);
         prop_assert_eq!(cdg::find_cycle(&g, &r, &all_pairs(t.nodes())), None);
+        // Every hop of dimension order is an escape hop: its escape sub-network is all of it.
+        prop_assert_eq!(cdg::find_escape_cycle(&g, &r, &all_pairs(t.nodes())), None);
     }
+}
+
+#[test]
+fn the_escape_check_finds_the_ring_cycle_without_dateline_too() {
+    let t = torus(vec![8], vec![true]);
+    let g = t.build_graph(2);
+    let Topology::Torus(tt) = &t else { unreachable!() };
+    let without = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 2, 2).unwrap().with_dateline(false));
+    assert!(cdg::find_escape_cycle(&g, &without, &all_pairs(8)).is_some());
+    assert!(!without.is_adaptive());
+}
+
+#[test]
+fn a_hint_forces_the_first_hop_only_where_the_packet_enters_from_its_nic() {
+    // 6-ring, node 0 to node 1: the route goes +; a hint for the - port (local port 1) forces
+    // the first hop there from the NIC's port, and is ignored on a network port.
+    let t = torus(vec![6], vec![true]);
+    let r = dor(&t, None, 2);
+    let (mut c, nic_port, minus) = (Candidates::default(), 2, 1);
+    r.route(0, nic_port, 0, &Header { hint: minus as u8, ..Header::to(1) }, &mut c);
+    assert!(c.as_slice().iter().all(|h| h.port == minus && h.escape), "{:?}", c.as_slice());
+    r.route(0, nic_port, 0, &Header::to(1), &mut c);
+    assert!(c.as_slice().iter().all(|h| h.port == 0), "{:?}", c.as_slice());
+    r.route(0, minus, 0, &Header { hint: minus as u8, ..Header::to(1) }, &mut c);
+    assert!(c.as_slice().iter().all(|h| h.port == 0), "a hint is for the first hop: {:?}", c.as_slice());
+    // A hint that names no network port is ignored.
+    r.route(0, nic_port, 0, &Header { hint: 9, ..Header::to(1) }, &mut c);
+    assert!(c.as_slice().iter().all(|h| h.port == 0));
+    assert_ne!(NO_HINT, minus as u8);
+    assert_eq!((r.vcs(), r.engines()), (2, 2));
 }
 
 #[test]
@@ -150,8 +182,8 @@ fn dor_fast_paths_agree_with_the_general_route() {
                 for dst in (0..t.nodes()).step_by(dst_step) {
                     for in_port in 0..ports {
                         for in_vc in 0..vcs {
-                            packed.route(router, in_port, in_vc, dst, &mut a);
-                            rows.route(router, in_port, in_vc, dst, &mut b);
+                            packed.route(router, in_port, in_vc, &Header::to(dst), &mut a);
+                            rows.route(router, in_port, in_vc, &Header::to(dst), &mut b);
                             assert_eq!(a.as_slice(), b.as_slice(), "{shape:?} {router}->{dst} in {in_port}/{in_vc}");
                             let single = packed.route_single(router, in_port, in_vc, dst);
                             let only = (a.as_slice().len() == 1).then(|| a.as_slice()[0]);

@@ -27,5 +27,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         memory_bandwidth: None,
         cache_bytes: 0,
         watchdog: Time::from_us(5),
+        selection: Default::default(),
     }
 }
