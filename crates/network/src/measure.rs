@@ -70,7 +70,7 @@ impl Core {
             let port = q as u32 / self.vcs;
             let router = self.graph.owner[port as usize];
             let pk = self.packets.get(h);
-            let now = self.queue.current_key();
+            let now = crate::records::credit_seen(&self.queue);
             let want = if pk.out == NIL {
                 String::new()
             } else {

@@ -16,9 +16,15 @@
 //! returns to it travel as events, and a return already in the slot becomes an event at its
 //! arrival time, so a blocked sender wakes exactly when it would with an event per return. A
 //! second return while the slot holds one that has not arrived also travels as an event.
+//!
+//! The slot holds the return's arrival *time*, not an event-queue key: [`credit_seen`] says up
+//! to which arrival time the current event sees returns (returns arriving at the current
+//! instant count for events after the instant's credit events, and in the arbitration phase).
 
 use crate::channel;
 use crate::packet::NIL;
+use crate::sim::lane;
+use fabricsim_engine::EventQueue;
 use fabricsim_stats::PortCounters;
 
 /// One sender (a router output port, or a NIC engine pseudo-port): everything a hop reads or
@@ -125,9 +131,9 @@ pub(crate) struct InputVc {
     pub bytes: u32,
     /// Free bytes of this buffer as its sender sees them.
     pub credits: u32,
-    /// Ordering key (arrival time and the credit lane's rank) of a credit return in flight to
-    /// the sender (`u64::MAX`: none), and its bytes.
-    pub pend_key: u64,
+    /// Arrival time (ps) of a credit return in flight to the sender (`u64::MAX`: none), and
+    /// its bytes.
+    pub pend_at: u64,
     pub pend_bytes: u32,
     /// VC the head asked for on its output.
     pub out_vc: u8,
@@ -148,7 +154,7 @@ impl Default for InputVc {
             tail: NIL,
             bytes: 0,
             credits: 0,
-            pend_key: u64::MAX,
+            pend_at: u64::MAX,
             pend_bytes: 0,
             out_vc: 0,
             prio: 0,
@@ -164,26 +170,36 @@ impl InputVc {
         self.flags & BUSY != 0
     }
 
-    /// Add the credit return in flight if it has arrived by the event with ordering key `now`.
+    /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).
     #[inline]
-    pub(crate) fn absorb(&mut self, now: u64) {
+    pub(crate) fn absorb(&mut self, seen: u64) {
         // Branch-free: whether the return has arrived is data-dependent and unpredictable.
-        let arrived = ((self.pend_key <= now) as u64).wrapping_neg(); // all ones if arrived
+        let arrived = ((self.pend_at <= seen) as u64).wrapping_neg(); // all ones if arrived
         self.credits += self.pend_bytes & arrived as u32;
-        self.pend_key |= arrived;
+        self.pend_at |= arrived;
     }
 
-    /// The sender's free credit as of ordering key `now`, counting a return that has arrived
+    /// The sender's free credit counting a return that arrives at or before `seen`
     /// (read-only).
-    pub(crate) fn credits_at(&self, now: u64) -> u32 {
-        let pending = if self.pend_key <= now { self.pend_bytes } else { 0 };
+    pub(crate) fn credits_at(&self, seen: u64) -> u32 {
+        let pending = if self.pend_at <= seen { self.pend_bytes } else { 0 };
         self.credits.saturating_add(pending)
     }
 }
 
+/// The latest arrival time of a credit return that the event being handled sees: the current
+/// time for events that come after the instant's credit events (and for the arbitration phase),
+/// the time before it for those that come earlier (workload timers).
+#[inline(always)]
+pub(crate) fn credit_seen<E: Copy + Default>(q: &EventQueue<E>) -> u64 {
+    let now = q.now();
+    let before_credits = q.current_key() < EventQueue::<E>::lane_key(now, lane::CREDIT);
+    now.ps().saturating_sub(before_credits as u64)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::InputVc;
+    use super::{credit_seen, InputVc};
     use crate::sim::lane;
     use fabricsim_core::Time;
     use fabricsim_engine::EventQueue;
@@ -197,18 +213,18 @@ mod tests {
         q.schedule_on(lane::HOP_READY, t, "head");
         q.schedule(t, "timer");
         q.schedule(Time(10), "earlier");
-        let mut v = InputVc { credits: 100, pend_key: EventQueue::<&str>::lane_key(t, lane::CREDIT), pend_bytes: 256, ..Default::default() };
+        let mut v = InputVc { credits: 100, pend_at: t.ps(), pend_bytes: 256, ..Default::default() };
         assert_eq!(q.pop(), Some((Time(10), "earlier")));
-        v.absorb(q.current_key());
-        assert_eq!((v.credits, v.credits_at(q.current_key())), (100, 100));
+        v.absorb(credit_seen(&q));
+        assert_eq!((v.credits, v.credits_at(credit_seen(&q))), (100, 100));
         assert_eq!(q.pop(), Some((t, "timer")));
-        v.absorb(q.current_key());
+        v.absorb(credit_seen(&q));
         assert_eq!(v.credits, 100, "a timer at the arrival instant comes before the credit");
         assert_eq!(q.pop(), Some((t, "head")));
-        assert_eq!(v.credits_at(q.current_key()), 356);
-        v.absorb(q.current_key());
-        assert_eq!((v.credits, v.pend_key), (356, u64::MAX), "absorbed once, slot emptied");
-        v.absorb(q.current_key());
+        assert_eq!(v.credits_at(credit_seen(&q)), 356);
+        v.absorb(credit_seen(&q));
+        assert_eq!((v.credits, v.pend_at), (356, u64::MAX), "absorbed once, slot emptied");
+        v.absorb(credit_seen(&q));
         assert_eq!(v.credits, 356);
     }
 }

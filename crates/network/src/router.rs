@@ -8,11 +8,11 @@
 //! after each store.
 
 use crate::channel;
+use crate::link;
 use crate::packet::{NIL, NO_HINT};
-use crate::records::{BUSY, WAITER};
+use crate::records::{credit_seen, BUSY, WAITER};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
-use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Header, Hop, Selection};
 use fabricsim_topology::PortKind;
 
@@ -42,9 +42,9 @@ impl Core {
         if o.class == channel::TERMINAL {
             return u32::MAX;
         }
-        let now = self.queue.current_key();
+        let seen = credit_seen(&self.queue);
         let d = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize];
-        d.absorb(now);
+        d.absorb(seen);
         d.credits
     }
 
@@ -203,7 +203,7 @@ impl Core {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
-        let now_key = self.queue.current_key();
+        let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
@@ -217,7 +217,7 @@ impl Core {
             let p = self.vcq[(qbase + bit) as usize];
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
-                d.absorb(now_key);
+                d.absorb(seen);
                 if d.credits < p.bytes {
                     continue;
                 }
@@ -324,44 +324,18 @@ impl Core {
             queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
             let ds_q = o.peer * *vcs + out_vc as u32;
-            p.next = NIL;
-            p.q = ds_q;
             // Lookahead routing: when the routing gives a single hop, the next router's output is
             // known now (it depends on nothing that can change before the packet gets there),
             // and is computed while the packet's record is at hand.
             p.out = NIL;
-            if *lookahead {
+            if *lookahead && p.zone == 0 {
                 if let Some((out, vc)) = hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.dst) {
                     (p.out, p.out_vc) = (out, vc);
                 }
             }
-            p.tail = finish + lat;
             let ready = now + lat + params.router_delay.ps();
-            p.ready_at = ready;
-            let d = &mut vcq[ds_q as usize];
-            d.credits -= size;
-            // A head-ready event only where it may find the packet first in an idle VC. Behind a
-            // queued packet it would find nothing to do (that packet leaves a serialisation time
-            // later at the earliest), and so it would right behind one still leaving if this one
-            // came back-to-back on the link (the one ahead nearly always leaves after this one is
-            // ready): the release of the packet ahead then requests for it, or schedules its
-            // event if it is not ready yet (`after_release`). Every request is made at the same
-            // time as before; only a head-ready event scheduled by a release may come out in
-            // another order among head-ready events of the same instant (BENCHMARKS.md, session
-            // 7). 12% fewer events on the uniform benchmark.
-            let first = d.tail == NIL && (!d.busy() || !back_to_back);
-            p.armed = first;
-            if d.tail == NIL {
-                d.head = pkt;
-            } else {
-                let t = d.tail;
-                packets[t as usize].next = pkt;
-            }
-            vcq[ds_q as usize].tail = pkt;
             *last_progress = (*last_progress).max(finish).max(ready);
-            if first {
-                queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
-            }
+            link::forward(vcq, packets, queue, pkt, ds_q, size, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }
@@ -370,24 +344,9 @@ impl Core {
     pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
         let now = self.queue.now().ps();
         let silent = self.silent_credits;
-        let v = &mut self.vcq[q as usize];
-        v.flags &= !BUSY;
+        self.vcq[q as usize].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
-        let delay = self.timing.credit_latency(v.up_class);
-        if silent && delay > 0 && v.flags & WAITER == 0 {
-            v.absorb(self.queue.current_key());
-            if v.pend_key == u64::MAX {
-                v.pend_key = EventQueue::<Ev>::lane_key(Time(now + delay), lane::CREDIT);
-                v.pend_bytes = bytes;
-                return self.after_release(out, q);
-            }
-        }
-        let up = self.upstream[self.vcs_div.div(q) as usize];
-        if delay == 0 {
-            self.on_credit(up, q, bytes);
-        } else {
-            self.credit_event(now + delay, up, q, bytes);
-        }
+        self.return_credit(q, bytes, now, silent);
         self.after_release(out, q);
     }
 
@@ -424,15 +383,15 @@ impl Core {
     pub(crate) fn wait_for_credit(&mut self, port: u32, q: u32) {
         let d = &mut self.vcq[q as usize];
         d.flags |= WAITER;
-        if d.pend_key != u64::MAX {
-            let (at, bytes) = (EventQueue::<Ev>::key_time(d.pend_key).ps(), d.pend_bytes);
-            d.pend_key = u64::MAX;
+        if d.pend_at != u64::MAX {
+            let (at, bytes) = (d.pend_at, d.pend_bytes);
+            d.pend_at = u64::MAX;
             self.credit_event(at, port, q, bytes);
         }
     }
 
     /// Send `bytes` of credit for input VC `q` to its sender `port` as an event arriving `at`.
-    fn credit_event(&mut self, at: u64, port: u32, q: u32, bytes: u32) {
+    pub(crate) fn credit_event(&mut self, at: u64, port: u32, q: u32, bytes: u32) {
         let i = self.credit_returns.insert(CreditReturn { port, q, bytes });
         self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }

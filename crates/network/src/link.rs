@@ -1,0 +1,77 @@
+//! The link seam: the only two ways a router's state reaches the router at the other end of a
+//! link. [`forward`] hands a packet to the downstream input buffer (and spends the sender's
+//! credit there); [`Core::return_credit`] sends freed buffer space back upstream. A partitioned
+//! run would put a partition boundary exactly here: both become messages that take effect a link
+//! latency later, and nothing else crosses.
+
+use crate::packet::{Packet, NIL};
+use crate::records::{credit_seen, InputVc, WAITER};
+use crate::sim::{lane, Core, Ev};
+use fabricsim_core::Time;
+use fabricsim_engine::EventQueue;
+
+/// Packet `pkt` (`size` wire bytes, already off its input VC) crosses a link into input VC
+/// `ds_q` of the next router: its tail arrives at `tail`, its head is through that router's
+/// pipeline at `ready`. `back_to_back`: the sending output started it the instant its previous
+/// transmission ended.
+///
+/// A head-ready event is scheduled only where the packet may find itself first in an idle VC.
+/// Behind a queued packet it would find nothing to do (that packet leaves a serialisation time
+/// later at the earliest), and so it would right behind one still leaving if this one came
+/// back-to-back on the link: the release of the packet ahead then requests for it, or schedules
+/// its event if it is not ready yet (`Core::after_release`). 12% fewer events on the uniform
+/// benchmark (BENCHMARKS.md, session 7).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn forward(
+    vcq: &mut [InputVc],
+    packets: &mut [Packet],
+    queue: &mut EventQueue<Ev>,
+    pkt: u32,
+    ds_q: u32,
+    size: u32,
+    tail: u64,
+    ready: u64,
+    back_to_back: bool,
+) {
+    let d = &mut vcq[ds_q as usize];
+    d.credits -= size;
+    let first = d.tail == NIL && (!d.busy() || !back_to_back);
+    let p = &mut packets[pkt as usize];
+    (p.next, p.q, p.tail, p.ready_at, p.armed) = (NIL, ds_q, tail, ready, first);
+    if d.tail == NIL {
+        d.head = pkt;
+    } else {
+        let t = d.tail;
+        packets[t as usize].next = pkt;
+    }
+    vcq[ds_q as usize].tail = pkt;
+    if first {
+        queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
+    }
+}
+
+impl Core {
+    /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
+    /// credit latency later. Unless the sender waits for credit (or `silent` is off), the
+    /// return needs no event: it waits in the buffer's slot until read (see `records.rs`).
+    #[inline(always)]
+    pub(crate) fn return_credit(&mut self, q: u32, bytes: u32, now: u64, silent: bool) {
+        let v = &mut self.vcq[q as usize];
+        let delay = self.timing.credit_latency(v.up_class);
+        if silent && delay > 0 && v.flags & WAITER == 0 {
+            v.absorb(credit_seen(&self.queue));
+            if v.pend_at == u64::MAX {
+                v.pend_at = now + delay;
+                v.pend_bytes = bytes;
+                return;
+            }
+        }
+        let up = self.upstream[self.vcs_div.div(q) as usize];
+        if delay == 0 {
+            self.on_credit(up, q, bytes);
+        } else {
+            self.credit_event(now + delay, up, q, bytes);
+        }
+    }
+}
