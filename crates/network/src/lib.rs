@@ -60,12 +60,14 @@
 //! phase, tested by shuffling); (2) identifiers and random draws that depend on no global
 //! counter: packet ids are per source node and traffic draws from per-node streams; (3) state
 //! indexed by port and node in flat arrays that split by ranges: in place; (4) one seam where
-//! routers touch each other: `link.rs`, [`link::forward`](crate::link) hands a packet to the
+//! routers touch each other: `link.rs`, where `forward` hands a packet to the
 //! downstream buffer and `Core::return_credit` sends freed space back, and nothing else
 //! crosses; credit returns in flight are kept as arrival times, not event-queue keys. Still to
 //! do: workload callbacks of one instant come in queue order (the built-in workloads do not
 //! depend on it: tested), and the partitioned engine itself.
 
+mod channel;
+mod delivery;
 pub mod format;
 mod link;
 mod measure;
