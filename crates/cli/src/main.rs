@@ -20,7 +20,7 @@ enum Cmd {
     /// Run a scenario (the built-in default when none is given) and print a summary.
     Run {
         scenario: Option<PathBuf>,
-        /// Override a key: --set topology.shape=[4,4] (repeatable).
+        /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Write the full report as JSON to FILE ("-" for standard output).
