@@ -26,6 +26,13 @@ enum Cmd {
         /// Write the full report as JSON to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Write each router output's utilisation and packets per interval of simulated time
+        /// (the whole run) to FILE: JSON if it ends in .json, else CSV.
+        #[arg(long, value_name = "FILE")]
+        series: Option<PathBuf>,
+        /// Interval of the series, e.g. 100ns.
+        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series")]
+        interval: String,
     },
     /// Print the topology analysis of a scenario.
     Info {
@@ -142,16 +149,30 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json } => {
+        Cmd::Run { scenario, set, json, series, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             let horizon = (plan.limits.warmup + plan.limits.measure).ps();
             let pb = if plan.closed { None } else { progress_bar(100, "simulating") };
-            let report = plan.run_with_progress(|t| {
+            let progress = |t: fabricsim::Time| {
                 if let Some(pb) = &pb {
                     pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
                 }
-            })?;
+            };
+            let report = match &series {
+                None => plan.run_with_progress(progress)?,
+                Some(path) => {
+                    let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
+                    let (report, rows) = plan.run_with_series(every, progress)?;
+                    let text = if path.extension().is_some_and(|e| e == "json") {
+                        serde_json::to_string_pretty(&rows).expect("series serialises")
+                    } else {
+                        rows.to_csv()
+                    };
+                    write_out(path, &text)?;
+                    report
+                }
+            };
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }

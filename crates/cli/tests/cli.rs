@@ -201,3 +201,27 @@ fn sweep_over_message_sizes_gives_a_rising_throughput_curve() {
     let (code, _, err) = fabricsim(&["sweep", "--sizes", "1KiB"]);
     assert_eq!(code, 2, "open-loop workloads have no message size: {err}");
 }
+
+#[test]
+fn run_writes_a_port_series_as_csv_or_json() {
+    let dir = std::env::temp_dir();
+    let csv = dir.join(format!("fabricsim-series-{}.csv", std::process::id()));
+    let json = dir.join(format!("fabricsim-series-{}.json", std::process::id()));
+    let (code, _, err) =
+        fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=2us", "--series", csv.to_str().unwrap(), "--interval", "250ns"]);
+    assert_eq!(code, 0, "{err}");
+    let text = std::fs::read_to_string(&csv).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(lines.next(), Some("t_ns,router,port,kind,label,utilization,packets"));
+    let rows: Vec<Vec<&str>> = lines.map(|l| l.split(',').collect()).collect();
+    assert!(rows.len() > 16 * 5 * 4, "{} rows", rows.len());
+    assert!(rows.iter().any(|r| r[5].parse::<f64>().unwrap() > 0.0));
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=2us", "--series", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(v["interval_ns"], 100.0);
+    assert!(v["rows"].as_array().unwrap().len() > 100);
+    let (code, _, err) = fabricsim(&["run", "--series", csv.to_str().unwrap(), "--interval", "0ns"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--interval"), "{err}");
+}

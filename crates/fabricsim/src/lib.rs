@@ -28,6 +28,7 @@ pub mod plan;
 pub mod presets;
 pub mod report;
 pub mod scenario;
+pub mod series;
 pub mod sweep;
 mod tagged;
 pub mod validate;

@@ -8,6 +8,7 @@ use crate::Error;
 use fabricsim_core::{ConfigError, NodeId, Time};
 use fabricsim_network::{NetworkParams, PacketFormat, RunLimits, Simulation, Workload};
 use fabricsim_routing::Routing;
+use fabricsim_stats::Observer;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
 use fabricsim_workload::AnyWorkload;
 
@@ -243,11 +244,17 @@ impl Plan {
 
     /// Run once, reporting progress (simulated time) now and then.
     pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
+        Ok(self.run_observed((), progress)?.0)
+    }
+
+    /// Run once watched by `obs` (see [`fabricsim_stats::Observer`]); returns the report and
+    /// the simulation, whose observer and port graph the caller reads.
+    pub fn run_observed<O: Observer>(&self, obs: O, progress: impl FnMut(Time)) -> Result<(RunReport, Simulation<AnyWorkload, O>), Error> {
         let started = std::time::Instant::now();
         let graph = self.build_graph();
         let workload = self.build_workload(Some(&graph))?;
         let closed = workload.is_closed();
-        let mut sim = Simulation::new(graph, self.routing.clone(), self.params.clone(), workload)?;
+        let mut sim = Simulation::observed(graph, self.routing.clone(), self.params.clone(), workload, obs)?;
         if self.scenario.sim.tie_order == crate::scenario::TieOrder::Shuffle {
             sim = sim.with_tie_shuffle(self.scenario.sim.tie_seed.unwrap_or(self.scenario.sim.seed));
         }
@@ -258,7 +265,8 @@ impl Plan {
                 format!("{} was reached before the workload finished", self.scenario.sim.max_time),
             ))));
         }
-        Ok(RunReport::new(self, &sim, &outcome, started.elapsed().as_secs_f64()))
+        let report = RunReport::new(self, &sim, &outcome, started.elapsed().as_secs_f64());
+        Ok((report, sim))
     }
 
     pub fn run(&self) -> Result<RunReport, Error> {

@@ -47,7 +47,7 @@ pub struct RunReport {
 }
 
 impl RunReport {
-    pub(crate) fn new(plan: &Plan, sim: &Simulation<AnyWorkload>, o: &Outcome, wall: f64) -> RunReport {
+    pub(crate) fn new<O: fabricsim_stats::Observer>(plan: &Plan, sim: &Simulation<AnyWorkload, O>, o: &Outcome, wall: f64) -> RunReport {
         let nodes = plan.topology.nodes();
         let window_ns = o.window.as_ns_f64();
         let per_node = if window_ns > 0.0 { o.window_bytes as f64 / window_ns / nodes as f64 } else { 0.0 };
@@ -136,7 +136,7 @@ impl RunReport {
     }
 }
 
-fn port_label(topo: &Topology, router: u32, local: u32) -> String {
+pub(crate) fn port_label(topo: &Topology, router: u32, local: u32) -> String {
     match topo {
         Topology::Torus(t) => match t.port_axis(local) {
             Some((a, d)) => format!("{}{}", t.names()[a], if d > 0 { "+" } else { "-" }),

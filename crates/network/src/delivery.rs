@@ -4,8 +4,9 @@
 use crate::sim::{lane, Core, Ev};
 use crate::workload::Delivered;
 use fabricsim_core::{SimError, Time};
+use fabricsim_stats::Observer;
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// Packet `pkt`'s tail has reached its destination NIC: count it (once), record its latency,
     /// and complete its message if this was the message's last byte (after the receive
     /// overhead, if any). Returns the completed message.
@@ -34,6 +35,7 @@ impl Core {
         }
         let m = self.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;
+        self.obs.on_deliver(Time(now), p.dst, p.payload, Time(now - m.created));
         let measured = m.measured;
         let rx = self.p.rx_overhead.ps();
         // A message of one packet with no receive overhead completes now: its latency and its

@@ -9,6 +9,7 @@ use crate::records::{credit_seen, InputVc, WAITER};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
+use fabricsim_stats::Observer;
 
 /// Packet `pkt` (`size` wire bytes, already off its input VC) crosses a link into input VC
 /// `ds_q` of the next router: its tail arrives at `tail`, its head is through that router's
@@ -51,7 +52,7 @@ pub(crate) fn forward(
     }
 }
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
     /// credit latency later. Unless the sender waits for credit (or `silent` is off), the
     /// return needs no event: it waits in the buffer's slot until read (see `records.rs`).

@@ -6,9 +6,10 @@ use crate::packet::NIL;
 use crate::records;
 use crate::sim::Core;
 use fabricsim_core::SimError;
+use fabricsim_stats::Observer;
 use fabricsim_stats::PortCounters;
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// A deadlock: packets are buffered but nothing has moved for longer than `watchdog`.
     pub(crate) fn check_watchdog(&self, now: u64, watchdog: u64) -> Result<(), SimError> {
         if self.in_network > 0 && now.saturating_sub(self.last_progress) > watchdog {

@@ -5,8 +5,9 @@ use crate::channel;
 use crate::packet::{Message, Packet, NIL, NO_HINT};
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
+use fabricsim_stats::Observer;
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// Queue a message at `src`'s NIC; `hint` forces the first hop's output port.
     pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8, prio: u8) {
         let now = self.queue.now().ps();
@@ -201,6 +202,7 @@ impl Core {
             escaped: false,
         });
         self.push_q(q, pkt);
+        self.obs.on_inject(Time(start), node, wire);
         self.vcq[q as usize].credits -= wire;
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;

@@ -29,8 +29,9 @@
 //! instant is over (a minimum over the queue's lane fronts).
 
 use crate::sim::Core;
+use fabricsim_stats::Observer;
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// Let packet `pkt` choose among its candidate hops at the end of this instant.
     #[inline]
     pub(crate) fn post_selection(&mut self, pkt: u32) {

@@ -14,6 +14,7 @@ use crate::records::{credit_seen, BUSY, WAITER};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::Time;
 use fabricsim_routing::{Header, Hop, Selection};
+use fabricsim_stats::Observer;
 use fabricsim_topology::PortKind;
 
 /// A 64-bit mix (SplitMix64's finaliser): a well-spread hash of a packet id.
@@ -24,7 +25,7 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-impl Core {
+impl<O: Observer> Core<O> {
     #[inline(always)]
     pub(crate) fn on_ready(&mut self, pkt: u32) {
         let q = self.packets.get(pkt).q;
@@ -253,6 +254,7 @@ impl Core {
     /// registers (BENCHMARKS.md, session 6: +61 M instructions on the 50 us run, 7% slower).
     fn grant(&mut self, out: u32, bit: u32, q: u32) {
         let Core {
+            obs,
             outs,
             stall,
             vcq,
@@ -306,7 +308,9 @@ impl Core {
             o.stalled = false;
             let s = &mut stall[out as usize];
             s.total_ps += now - s.since;
+            obs.on_credit_stall(out, Time(s.since), Time(now));
         }
+        obs.on_hop(out, Time(now), Time(finish), size);
         let back_to_back = o.busy_until == now;
         o.busy_until = finish;
         outcome.packet_hops += 1;

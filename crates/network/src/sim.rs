@@ -9,6 +9,7 @@ use crate::workload::{Api, Workload};
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
+use fabricsim_stats::Observer;
 use fabricsim_stats::{LatencyHistogram, PortCounters};
 use fabricsim_topology::{PortGraph, PortKind};
 
@@ -149,8 +150,11 @@ pub struct Outcome {
     pub peak_messages: usize,
 }
 
-/// Network state, separate from the workload so both can be borrowed at once.
-pub struct Core {
+/// Network state, separate from the workload so both can be borrowed at once. `O` watches it
+/// (see [`Observer`]; `()` for none).
+pub struct Core<O = ()> {
+    /// The observer, called from the hot path (hooks of `()` compile to nothing).
+    pub(crate) obs: O,
     pub(crate) graph: PortGraph,
     pub(crate) routing: Routing,
     pub(crate) p: NetworkParams,
@@ -248,12 +252,12 @@ pub struct Core {
 }
 
 /// A simulation: network state plus a workload.
-pub struct Simulation<W: Workload> {
-    core: Core,
+pub struct Simulation<W: Workload, O: Observer = ()> {
+    core: Core<O>,
     workload: W,
 }
 
-impl Core {
+impl<O: Observer> Core<O> {
     pub(crate) fn total_ports(&self) -> u32 {
         self.graph.total_ports()
     }
@@ -348,6 +352,13 @@ pub(crate) fn reserve_memory(mem_free: &mut [u64], bw: Bandwidth, now: u64, node
 impl<W: Workload> Simulation<W> {
     /// Build a simulation. The graph must have `params.engines` attachments per node.
     pub fn new(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W) -> Result<Self, SimError> {
+        Simulation::observed(graph, routing, params, workload, ())
+    }
+}
+
+impl<W: Workload, O: Observer> Simulation<W, O> {
+    /// Build a simulation watched by `obs` (see [`Observer`]).
+    pub fn observed(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W, obs: O) -> Result<Self, SimError> {
         params.validate()?;
         if graph.engines != params.engines {
             return Err(fabricsim_core::ConfigError::new(
@@ -411,6 +422,7 @@ impl<W: Workload> Simulation<W> {
         let requested = vec![0; outs.len().div_ceil(64)];
         let nodes = graph.nodes as usize;
         let core = Core {
+            obs,
             outs,
             requested,
             stall,
@@ -527,6 +539,14 @@ impl<W: Workload> Simulation<W> {
     }
     pub fn workload(&self) -> &W {
         &self.workload
+    }
+    /// The observer.
+    pub fn observer(&self) -> &O {
+        &self.core.obs
+    }
+    /// The observer, to take results out of it.
+    pub fn observer_mut(&mut self) -> &mut O {
+        &mut self.core.obs
     }
     /// Per-port counters, indexed by global port id.
     ///

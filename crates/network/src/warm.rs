@@ -14,6 +14,7 @@
 
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::prefetch;
+use fabricsim_stats::Observer;
 
 /// How far ahead (in events of the same lane) the hop path prefetches.
 const AHEAD: u32 = 2;
@@ -22,7 +23,7 @@ const AHEAD: u32 = 2;
 /// records stay in the second-level cache and the prefetch costs more than it saves.
 pub(crate) const WARM_RELEASES_ABOVE: usize = 1 << 20;
 
-impl Core {
+impl<O: Observer> Core<O> {
     /// Prefetch what coming hop-ready events will read, in three stages along the hop lane so
     /// each stage reads lines the one before fetched: the packet (`3k` events ahead, `k` =
     /// [`AHEAD`]), its input VC and looked-ahead output (`2k`), and that output's downstream VC

@@ -7,6 +7,7 @@
 
 use crate::sim::Core;
 use fabricsim_core::{NodeId, Time};
+use fabricsim_stats::Observer;
 
 /// A message whose last byte has reached its destination NIC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,16 +37,40 @@ pub trait Workload {
 
 /// What a workload may do to the network.
 pub struct Api<'a> {
-    pub(crate) core: &'a mut Core,
+    pub(crate) core: &'a mut dyn NicSide,
+}
+
+/// The part of the network a workload reaches through [`Api`] (an object, so that neither the
+/// workload interface nor a workload depends on the simulation's observer type).
+pub(crate) trait NicSide {
+    fn now(&self) -> Time;
+    fn nodes(&self) -> u32;
+    fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8, prio: u8);
+    fn wake_at(&mut self, node: NodeId, at: Time);
+}
+
+impl<O: Observer> NicSide for Core<O> {
+    fn now(&self) -> Time {
+        self.queue.now()
+    }
+    fn nodes(&self) -> u32 {
+        self.graph.nodes
+    }
+    fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8, prio: u8) {
+        Core::send(self, src, dst, bytes, tag, hint, prio)
+    }
+    fn wake_at(&mut self, node: NodeId, at: Time) {
+        Core::wake_at(self, node, at)
+    }
 }
 
 impl Api<'_> {
     #[inline]
     pub fn now(&self) -> Time {
-        self.core.queue.now()
+        self.core.now()
     }
     pub fn nodes(&self) -> u32 {
-        self.core.graph.nodes
+        self.core.nodes()
     }
     /// Queue a message of `bytes` at `src`'s NIC for `dst`. `tag` comes back on delivery.
     #[inline]

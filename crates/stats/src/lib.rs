@@ -3,7 +3,11 @@
 //! works.
 
 pub mod histogram;
+pub mod observer;
 pub mod ports;
+pub mod series;
 
 pub use histogram::{LatencyHistogram, LatencySummary};
+pub use observer::Observer;
 pub use ports::{PortCounters, PortReport};
+pub use series::PortSeries;

@@ -1,0 +1,32 @@
+//! Observers: what a simulation tells whoever watches it, as it happens.
+//!
+//! A simulation calls these hooks from its hot path; every hook has an empty default, and a
+//! simulation without an observer uses `()`, whose calls compile to nothing. An observer that
+//! wants time series, traces or pictures implements the hooks it needs. Times are in
+//! picoseconds of simulated time; ports are global port ids of the port graph, nodes node ids.
+//!
+//! The per-port totals and latency histograms of every report are kept by the network itself
+//! (they sit in the records a hop already touches, which is cheaper than a call per hop into
+//! separate arrays); the hooks carry the same events for anything else.
+
+use fabricsim_core::Time;
+
+/// Hooks called as a simulation runs. All default to doing nothing.
+pub trait Observer {
+    /// A NIC engine started pushing a packet of `bytes` wire bytes from `node` into its router.
+    #[inline(always)]
+    fn on_inject(&mut self, _at: Time, _node: u32, _bytes: u32) {}
+    /// Output `port` started sending a packet of `bytes` wire bytes at `start`; it is busy until
+    /// `end` (a hop, ejection included). Between two such intervals the port is idle.
+    #[inline(always)]
+    fn on_hop(&mut self, _port: u32, _start: Time, _end: Time, _bytes: u32) {}
+    /// A packet's tail reached its destination `node`; `latency` since its message was created.
+    #[inline(always)]
+    fn on_deliver(&mut self, _at: Time, _node: u32, _payload: u32, _latency: Time) {}
+    /// Output `port` waited for credit from `since` until `until` (when it sent again).
+    #[inline(always)]
+    fn on_credit_stall(&mut self, _port: u32, _since: Time, _until: Time) {}
+}
+
+/// No observer.
+impl Observer for () {}
