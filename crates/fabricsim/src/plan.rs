@@ -94,7 +94,6 @@ impl Plan {
         let half_far = Time(n.far_cmg_penalty.ps() / 2);
         let tx_overhead = n.tx_overhead
             + if n.direct_descriptor { Time::ZERO } else { n.descriptor_fetch }
-            + n.software_overhead
             + if far { half_far } else { Time::ZERO }
             + if gpu { n.gpu_tx_overhead } else { Time::ZERO };
         let rx_overhead = n.rx_overhead
@@ -142,6 +141,7 @@ impl Plan {
                 .ok_or_else(|| ConfigError::new("router.buffer", format!("{} is too large", s.router.buffer)))?,
             format,
             tx_overhead,
+            software_overhead: n.software_overhead,
             rx_overhead,
             host_bandwidth: n.host_bandwidth,
             host_packet_overhead: if gpu { n.gpu_packet_overhead } else { Time::ZERO },

@@ -1,9 +1,11 @@
 //! The receiving side of a NIC: a packet's tail arrives (duplicate check, latency records), and
 //! a message whose bytes have all arrived completes.
 
+use crate::packet::{GET_REQUEST, GET_RESPONSE, NO_HINT};
 use crate::sim::{lane, Core, Ev};
 use crate::workload::Delivered;
 use fabricsim_core::{SimError, Time};
+use fabricsim_nic::Op;
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
@@ -56,7 +58,9 @@ impl<O: Observer> Core<O> {
     }
 
     /// A message is done at the receiver: record it (unless `record` is false: its latency is
-    /// already in `single_latency`) and free it.
+    /// already in `single_latency`) and free it. A Put completes to its workload; a Get's
+    /// request is answered by the target's NIC (the data is posted back); a Get's data
+    /// completes the Get to the initiator's workload.
     pub(crate) fn complete(&mut self, msg: u32, record: bool) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let m = *self.messages.get(msg);
@@ -73,6 +77,26 @@ impl<O: Observer> Core<O> {
         if self.measured_outstanding == 0 || self.messages.live() == 0 {
             self.check_stop = true;
         }
-        Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, tag: m.tag, created: Time(m.created), delivered: Time(now) })
+        match m.op {
+            GET_REQUEST => {
+                let g = *self.gets.get(m.tag as u32);
+                self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE);
+                None
+            }
+            GET_RESPONSE => {
+                let g = *self.gets.get(m.tag as u32);
+                self.gets.remove(m.tag as u32);
+                Some(Delivered {
+                    src: g.initiator,
+                    dst: g.target,
+                    bytes: g.bytes,
+                    op: Op::Get,
+                    tag: g.tag,
+                    created: Time(g.created),
+                    delivered: Time(now),
+                })
+            }
+            _ => Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, op: Op::Put, tag: m.tag, created: Time(m.created), delivered: Time(now) }),
+        }
     }
 }

@@ -84,4 +84,4 @@ pub mod workload;
 pub use format::PacketFormat;
 pub use params::NetworkParams;
 pub use sim::{Outcome, RunLimits, Simulation};
-pub use workload::{Api, Delivered, Workload};
+pub use workload::{Api, Delivered, Message, Nic, Op, Rank, Workload};

@@ -2,14 +2,24 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{Message, Packet, NIL, NO_HINT};
+use crate::packet::{GetState, Message, Packet, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
-    /// Queue a message at `src`'s NIC; `hint` forces the first hop's output port.
-    pub(crate) fn send(&mut self, src: NodeId, dst: NodeId, bytes: u64, tag: u64, hint: u8, prio: u8) {
+    /// Post a Get by rank `initiator` of `bytes` from rank `target`: its request goes out now;
+    /// the target's NIC answers it (see `Core::complete`).
+    pub(crate) fn post_get(&mut self, initiator: u32, target: u32, bytes: u64, tag: u64, hint: u8, class: u8) {
+        let created = self.queue.now().ps();
+        let g = self.gets.insert(GetState { initiator, target, bytes, tag, created, class });
+        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST);
+    }
+
+    /// Post a message (operation `op`) from rank `src` to rank `dst`; `hint` forces the first
+    /// hop's output port.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
@@ -27,37 +37,50 @@ impl<O: Observer> Core<O> {
             measured,
             hint,
             uncached,
+            op,
         });
         if measured {
             self.measured_outstanding += 1;
         }
-        if self.p.tx_overhead.ps() > 0 {
-            // Every message of a node takes the same time to be ready, so they are ready in the
-            // order they were posted: a FIFO per node, and an event that takes its front (the
-            // events of one node at one instant are then alike, whatever order they come in).
-            let t = self.posted_tail[src as usize];
-            if t == NIL {
-                self.posted_head[src as usize] = m;
-            } else {
-                self.messages.get_mut(t).next = m;
-            }
-            self.posted_tail[src as usize] = m;
-            self.queue.schedule_on(lane::MSG_READY, Time(now + self.p.tx_overhead.ps()), Ev::MsgReady(src));
+        // Sender-side costs: the posting rank's core runs the software part, one message after
+        // another (a rank that posts twenty messages pays twenty in a row); the NIC's part
+        // (descriptor handling, its memory reads) overlaps across messages. A Get's data is
+        // posted by the target's NIC: no software part.
+        let (host, nic) = (if op == GET_RESPONSE { 0 } else { self.p.software_overhead.ps() }, self.p.tx_overhead.ps());
+        if host == 0 && nic == 0 {
+            return self.enqueue_message(self.node(src), m);
+        }
+        // Each owner's messages become ready in the order they were posted (the software part is
+        // served in order, the NIC part is the same for all): a FIFO per owner, and an event
+        // that takes its front (the events of one owner at one instant are then alike, whatever
+        // order they come in).
+        if op == GET_RESPONSE {
+            let node = self.node(src);
+            self.answered.push(&mut self.messages, node, m);
+            self.queue.schedule_on(lane::MSG_READY, Time(now + nic), Ev::AnswerReady(node));
         } else {
-            self.enqueue_message(src, m);
+            let start = if host > 0 {
+                let core = &mut self.core_free[src as usize];
+                *core = (*core).max(now) + host;
+                *core
+            } else {
+                now
+            };
+            self.posted.push(&mut self.messages, src, m);
+            self.queue.schedule_on(lane::MSG_READY, Time(start + nic), Ev::MsgReady(src));
         }
     }
 
-    /// The oldest message posted at `src` has finished its sender-side processing.
-    pub(crate) fn message_ready(&mut self, src: NodeId) {
-        let m = self.posted_head[src as usize];
-        let next = self.messages.get(m).next;
-        self.posted_head[src as usize] = next;
-        if next == NIL {
-            self.posted_tail[src as usize] = NIL;
-        }
-        self.messages.get_mut(m).next = NIL;
-        self.enqueue_message(src, m);
+    /// The oldest message posted by rank `src` has finished its sender-side processing.
+    pub(crate) fn message_ready(&mut self, src: u32) {
+        let m = self.posted.pop(&mut self.messages, src);
+        self.enqueue_message(self.node(src), m);
+    }
+
+    /// The oldest Get data posted by `node`'s NIC is ready to go.
+    pub(crate) fn answer_ready(&mut self, node: NodeId) {
+        let m = self.answered.pop(&mut self.messages, node);
+        self.enqueue_message(node, m);
     }
 
     /// A message whose sender-side processing is done joins the queue of one of its node's
@@ -106,6 +129,7 @@ impl<O: Observer> Core<O> {
         }
         let ps = tp + node * e_count + e;
         let msg = *self.messages.get(m);
+        let dst = self.node(msg.dst);
         let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
         let wire = self.p.format.wire(payload);
         let busy_until = self.outs[ps as usize].busy_until;
@@ -144,7 +168,8 @@ impl<O: Observer> Core<O> {
         // Cut the packet.
         let mm = self.messages.get_mut(m);
         mm.packetized += payload as u64;
-        if mm.packetized >= mm.bytes {
+        let last = mm.packetized >= mm.bytes;
+        if last {
             let next = mm.next;
             self.nic_head[qi] = next;
             if next == NIL {
@@ -165,6 +190,20 @@ impl<O: Observer> Core<O> {
             start = self.reserve_memory(node, payload, false);
         }
         let ser = self.timing.serialization(channel::ENGINE, wire);
+        if last && self.notify_sent && msg.op == PUT {
+            // Local completion: the last packet has left the engine when its serialisation ends.
+            let d = fabricsim_nic::Delivered {
+                src: msg.src,
+                dst: msg.dst,
+                bytes: msg.bytes,
+                op: fabricsim_nic::Op::Put,
+                tag: msg.tag,
+                created: Time(msg.created),
+                delivered: Time(start + ser),
+            };
+            let note = self.sent_notes.insert(d);
+            self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::Sent(note));
+        }
         let lat = self.timing.latency(channel::ENGINE);
         let seq = self.next_seq[node as usize];
         self.next_seq[node as usize] = seq.wrapping_add(1);
@@ -173,7 +212,7 @@ impl<O: Observer> Core<O> {
         let (mut out, mut out_vc) = (NIL, 0);
         if self.lookahead && msg.hint == NO_HINT {
             let port = self.graph.attach[qi];
-            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, msg.dst) {
+            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, dst) {
                 (out, out_vc) = hop;
             }
         }
@@ -185,7 +224,7 @@ impl<O: Observer> Core<O> {
             seq,
             src: node,
             msg: m,
-            dst: msg.dst,
+            dst,
             wire_bytes: wire,
             payload,
             ready_at: ready,

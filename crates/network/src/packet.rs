@@ -52,6 +52,7 @@ pub const NO_HINT: u8 = fabricsim_routing::NO_HINT;
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 pub struct Message {
+    /// Source and destination ranks (see the rank map).
     pub src: u32,
     pub dst: u32,
     pub bytes: u64,
@@ -68,6 +69,61 @@ pub struct Message {
     /// Local output port forced on the first hop ([`NO_HINT`]: none).
     pub hint: u8,
     pub uncached: bool,
+    /// [`PUT`], [`GET_REQUEST`] or [`GET_RESPONSE`] (a Get's request and data carry the Get's
+    /// entry in `Core::gets` as their tag).
+    pub op: u8,
+}
+
+/// `Message::op`: a Put (the workload's message).
+pub const PUT: u8 = 0;
+/// `Message::op`: the request of a Get, to the target's NIC.
+pub const GET_REQUEST: u8 = 1;
+/// `Message::op`: the data of a Get, from the target's NIC back to the initiator.
+pub const GET_RESPONSE: u8 = 2;
+
+/// A Get in progress (`Core::gets`).
+#[derive(Debug, Clone, Copy)]
+pub struct GetState {
+    pub initiator: u32,
+    pub target: u32,
+    pub bytes: u64,
+    pub tag: u64,
+    pub created: u64,
+    pub class: u8,
+}
+
+/// FIFOs of messages, one per owner (a rank or a node): lists through `Message::next`.
+#[derive(Debug, Clone)]
+pub struct MsgFifos {
+    head: Vec<u32>,
+    tail: Vec<u32>,
+}
+
+impl MsgFifos {
+    pub fn new(owners: usize) -> Self {
+        MsgFifos { head: vec![NIL; owners], tail: vec![NIL; owners] }
+    }
+    /// Append message `m` to `owner`'s FIFO.
+    pub fn push(&mut self, messages: &mut Slab<Message>, owner: u32, m: u32) {
+        let t = self.tail[owner as usize];
+        if t == NIL {
+            self.head[owner as usize] = m;
+        } else {
+            messages.get_mut(t).next = m;
+        }
+        self.tail[owner as usize] = m;
+    }
+    /// Take the front of `owner`'s FIFO (which must not be empty).
+    pub fn pop(&mut self, messages: &mut Slab<Message>, owner: u32) -> u32 {
+        let m = self.head[owner as usize];
+        let next = messages.get(m).next;
+        self.head[owner as usize] = next;
+        if next == NIL {
+            self.tail[owner as usize] = NIL;
+        }
+        messages.get_mut(m).next = NIL;
+        m
+    }
 }
 
 /// A vector of `T` with a free list.

@@ -51,6 +51,9 @@ pub struct NetworkParams {
     pub cache_bytes: u64,
     /// Deadlock watchdog: error if packets are buffered and nothing moves for this long.
     pub watchdog: Time,
+    /// Software cost of posting a message, on the posting rank's core: messages a rank posts pay
+    /// it one after another (the NIC's own per-message cost, `tx_overhead`, overlaps).
+    pub software_overhead: Time,
     /// How a packet chooses among candidate hops.
     pub selection: fabricsim_routing::Selection,
 }

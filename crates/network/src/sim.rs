@@ -33,9 +33,13 @@ pub(crate) enum Ev {
     EjectDone(u32),
     /// A workload timer.
     Wake(u32),
-    /// The oldest message posted at a node finished its sender-side processing and joins the
+    /// The oldest message posted by a rank finished its sender-side processing and joins the
     /// NIC queue.
     MsgReady(u32),
+    /// The oldest Get data a node's NIC posted is ready to join its queue.
+    AnswerReady(u32),
+    /// A Put's last packet left its sender: an entry of `Core::sent_notes`.
+    Sent(u32),
     /// A message finished its receiver-side processing and counts as delivered.
     MsgDone(u32),
     /// A node's host link or memory port became free.
@@ -187,13 +191,22 @@ pub struct Core<O = ()> {
     /// Credit returns travelling as events.
     pub(crate) credit_returns: Slab<CreditReturn>,
     pub(crate) messages: Slab<Message>,
+    /// Gets in progress (their request and data messages carry the entry as their tag).
+    pub(crate) gets: Slab<crate::packet::GetState>,
     pub(crate) nic_head: Vec<u32>,
     pub(crate) nic_tail: Vec<u32>,
     pub(crate) nic_rr: Vec<u32>,
-    /// Per node: messages posted and still in their sender-side processing, oldest first (a
-    /// list through `Message::next`).
-    pub(crate) posted_head: Vec<u32>,
-    pub(crate) posted_tail: Vec<u32>,
+    /// The node of each rank (empty: one rank per node, rank = node).
+    pub(crate) rank_node: Vec<NodeId>,
+    /// Per rank: messages posted and still in their sender-side processing, oldest first.
+    pub(crate) posted: crate::packet::MsgFifos,
+    /// Per node: Get data its NIC posted, still in the NIC's sender-side processing.
+    pub(crate) answered: crate::packet::MsgFifos,
+    /// Per rank: when its core is done with the software part of the messages it posted.
+    pub(crate) core_free: Vec<u64>,
+    /// Whether the workload wants local completions, and those scheduled.
+    pub(crate) notify_sent: bool,
+    pub(crate) sent_notes: Slab<crate::workload::Delivered>,
     /// When each node's host link is free again.
     pub(crate) host_free: Vec<u64>,
     /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
@@ -300,6 +313,25 @@ impl<O: Observer> Core<O> {
     pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
         let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
         reserve_memory(&mut self.mem_free, bw, self.queue.now().ps(), node, bytes, write)
+    }
+
+    /// Ranks in the job: one per node, or as the rank map says.
+    pub(crate) fn ranks(&self) -> u32 {
+        if self.rank_node.is_empty() {
+            self.graph.nodes
+        } else {
+            self.rank_node.len() as u32
+        }
+    }
+
+    /// The node rank `r` runs on.
+    #[inline(always)]
+    pub(crate) fn node(&self, r: u32) -> NodeId {
+        if self.rank_node.is_empty() {
+            r
+        } else {
+            self.rank_node[r as usize]
+        }
     }
 
     pub(crate) fn wake_at(&mut self, node: NodeId, at: Time) {
@@ -431,11 +463,16 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             packets: Slab::default(),
             credit_returns: Slab::default(),
             messages: Slab::default(),
+            gets: Slab::default(),
             nic_head: vec![NIL; nodes * graph.engines as usize],
             nic_tail: vec![NIL; nodes * graph.engines as usize],
             nic_rr: vec![0; nodes],
-            posted_head: vec![NIL; nodes],
-            posted_tail: vec![NIL; nodes],
+            rank_node: Vec::new(),
+            posted: crate::packet::MsgFifos::new(nodes),
+            answered: crate::packet::MsgFifos::new(nodes),
+            core_free: vec![0; nodes],
+            notify_sent: false,
+            sent_notes: Slab::default(),
             host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
@@ -496,6 +533,22 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         Ok(Simulation { core, workload })
     }
 
+    /// Place ranks on nodes: rank `r` runs on node `rank_node[r]` (several ranks may share a
+    /// node). Without a map each node runs one rank, its own id. Call before running.
+    pub fn with_rank_map(mut self, rank_node: Vec<NodeId>) -> Result<Self, SimError> {
+        let nodes = self.core.graph.nodes;
+        if rank_node.is_empty() {
+            return Err(fabricsim_core::ConfigError::new("ranks", "a rank map needs at least one rank").into());
+        }
+        if let Some((r, &n)) = rank_node.iter().enumerate().find(|(_, &n)| n >= nodes) {
+            return Err(fabricsim_core::ConfigError::new("ranks", format!("rank {r} is placed on node {n}, beyond the {nodes} nodes")).into());
+        }
+        let c = &mut self.core;
+        (c.posted, c.core_free) = (crate::packet::MsgFifos::new(rank_node.len()), vec![0; rank_node.len()]);
+        c.rank_node = rank_node;
+        Ok(self)
+    }
+
     /// Test mode: same-instant events come out of the event queue in an order drawn from
     /// `seed` instead of their scheduling order (`sim.tie_order = "shuffle"`). Results must not
     /// change (tests check this); the run is slower.
@@ -539,6 +592,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     }
     pub fn workload(&self) -> &W {
         &self.workload
+    }
+    pub fn workload_mut(&mut self) -> &mut W {
+        &mut self.workload
     }
     /// The observer.
     pub fn observer(&self) -> &O {
@@ -589,7 +645,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             }
             Ev::Deliver(pkt) => {
                 if let Some(d) = c.deliver(pkt) {
-                    self.workload.delivered(&d, &mut Api { core: c });
+                    self.workload.delivered(&d, &mut Api::new(c));
                 }
             }
             Ev::EjectDone(pkt) => {
@@ -602,12 +658,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 // that injects at once (see `Core::enqueue_message`) requires.
                 c.on_out_free(port, q, bytes);
                 if let Some(d) = c.deliver(pkt) {
-                    self.workload.delivered(&d, &mut Api { core: c });
+                    self.workload.delivered(&d, &mut Api::new(c));
                 }
             }
             Ev::Wake(node) => {
                 c.warm_wake();
-                self.workload.wake(node, &mut Api { core: c });
+                self.workload.wake(node, &mut Api::new(c));
                 // The workload may have finished; that matters only with nothing in flight.
                 let c = &mut self.core;
                 if c.in_network == 0 && c.messages.live() == 0 {
@@ -615,9 +671,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
             }
             Ev::MsgReady(src) => c.message_ready(src),
+            Ev::AnswerReady(node) => c.answer_ready(node),
+            Ev::Sent(i) => {
+                let d = *c.sent_notes.get(i);
+                c.sent_notes.remove(i);
+                self.workload.sent(&d, &mut Api::new(c));
+            }
             Ev::MsgDone(m) => {
                 if let Some(d) = c.complete(m, true) {
-                    self.workload.delivered(&d, &mut Api { core: c });
+                    self.workload.delivered(&d, &mut Api::new(c));
                 }
             }
             Ev::NicWake(node) => {
@@ -637,7 +699,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
         let hard_end = limits.hard_end().ps();
         limits.check("sim.duration")?;
-        self.workload.start(&mut Api { core: &mut self.core });
+        self.core.notify_sent = self.workload.wants_local_completion();
+        self.workload.start(&mut Api::new(&mut self.core));
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
         // The next phase boundary: the window's start and end (port counters are snapshotted

@@ -5,7 +5,7 @@
 
 use crate::WorkloadReport;
 use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 
 pub struct AllToAll {
     n: u32,

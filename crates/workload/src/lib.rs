@@ -28,7 +28,7 @@ pub use rdma_get::RdmaGet;
 pub use throughput::Throughput;
 
 use fabricsim_core::NodeId;
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 use serde::Serialize;
 
 /// Workload-specific results (fields not meaningful for a workload are `None`).

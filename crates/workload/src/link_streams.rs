@@ -9,7 +9,7 @@
 
 use crate::WorkloadReport;
 use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 
 /// One stream: from `src` out of local port `port` to `dst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -7,7 +7,7 @@ use crate::pattern::{Pattern, Shape};
 use crate::WorkloadReport;
 use fabricsim_core::rng::Stream;
 use fabricsim_core::{NodeId, RngStreams, Time};
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 use rand::Rng;
 
 pub struct OpenLoop {

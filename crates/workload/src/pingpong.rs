@@ -4,7 +4,7 @@
 
 use crate::WorkloadReport;
 use fabricsim_core::NodeId;
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 
 pub struct PingPong {
     a: NodeId,
@@ -47,5 +47,32 @@ impl Workload for PingPong {
 
     fn finished(&self) -> bool {
         self.legs_left == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fabricsim_core::Time;
+    use fabricsim_nic::mock::MockNic;
+    use fabricsim_nic::Message;
+
+    #[test]
+    fn each_arrival_sends_the_message_back_until_the_legs_are_done() {
+        let (mut nic, mut w) = (MockNic::new(8), PingPong::new(2, 5, 64, 2));
+        nic.start(&mut w);
+        assert_eq!(nic.posted[0].1, Message::put(2, 5, 64));
+        for (leg, at) in [(0, 300), (1, 700), (2, 1000)] {
+            nic.now = Time::from_ns(at);
+            nic.deliver(&mut w, leg);
+        }
+        // Legs alternate direction: 2 -> 5, 5 -> 2, 2 -> 5, 5 -> 2.
+        let dirs: Vec<(u32, u32)> = nic.posted.iter().map(|(_, m)| (m.src, m.dst)).collect();
+        assert_eq!(dirs, vec![(2, 5), (5, 2), (2, 5), (5, 2)]);
+        assert!(w.finished(), "four legs posted");
+        nic.now = Time::from_ns(1400);
+        nic.deliver(&mut w, 3);
+        // Each leg measured from its posting: 300, 400, 300, 400 ns.
+        assert_eq!(w.report().one_way_latency_ns, Some(350.0));
     }
 }

@@ -1,30 +1,29 @@
-//! RDMA Get: the initiator sends a small request (a 64-byte descriptor, as in BG/Q's remote get
-//! whose payload is descriptors) to the target; when it has arrived, the target's NIC sends the
-//! requested data back. The latency of a Get runs from the request's creation to the last data
+//! RDMA Get: the initiator posts a Get of `bytes` from the target; its request (one 64-byte
+//! descriptor) travels to the target, whose NIC sends the data back by itself (the target's
+//! workload is not involved). The latency of a Get runs from its posting to the last data
 //! byte's delivery. `iterations` Gets run one after another on an idle network.
 
 use crate::WorkloadReport;
-use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_core::NodeId;
+use fabricsim_nic::{Api, Delivered, Message, Op, Workload};
 
 /// Size of a Get request on the wire (payload): one descriptor.
-pub const REQUEST_BYTES: u64 = 64;
-const TAG_REQUEST: u64 = 1;
-const TAG_DATA: u64 = 2;
+pub const REQUEST_BYTES: u64 = fabricsim_nic::GET_REQUEST_BYTES;
 
 pub struct RdmaGet {
     initiator: NodeId,
     target: NodeId,
     bytes: u64,
     left: u64,
-    started: Time,
+    total: u64,
     sum_ps: u128,
     done: u64,
 }
 
 impl RdmaGet {
     pub fn new(initiator: NodeId, target: NodeId, bytes: u64, iterations: u64) -> Self {
-        RdmaGet { initiator, target, bytes, left: iterations.max(1), started: Time::ZERO, sum_ps: 0, done: 0 }
+        let total = iterations.max(1);
+        RdmaGet { initiator, target, bytes, left: total, total, sum_ps: 0, done: 0 }
     }
 
     pub fn report(&self) -> WorkloadReport {
@@ -37,8 +36,7 @@ impl RdmaGet {
 
     fn issue(&mut self, api: &mut Api) {
         self.left -= 1;
-        self.started = api.now();
-        api.send(self.initiator, self.target, REQUEST_BYTES, TAG_REQUEST);
+        api.post(Message::get(self.initiator, self.target, self.bytes));
     }
 }
 
@@ -48,19 +46,40 @@ impl Workload for RdmaGet {
     }
 
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
-        match m.tag {
-            TAG_REQUEST => api.send(self.target, self.initiator, self.bytes, TAG_DATA),
-            _ => {
-                self.sum_ps += (m.delivered - self.started).ps() as u128;
-                self.done += 1;
-                if self.left > 0 {
-                    self.issue(api);
-                }
-            }
+        debug_assert_eq!((m.op, m.src, m.dst), (Op::Get, self.initiator, self.target));
+        self.sum_ps += (m.delivered - m.created).ps() as u128;
+        self.done += 1;
+        if self.left > 0 {
+            self.issue(api);
         }
     }
 
+    /// Every Get has completed (the network also waits for nothing in flight, which hid that
+    /// this once said yes with the last Get still under way).
     fn finished(&self) -> bool {
-        self.left == 0 && self.done > 0
+        self.done == self.total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fabricsim_core::Time;
+    use fabricsim_nic::mock::MockNic;
+
+    #[test]
+    fn gets_run_one_after_another_against_a_mock_nic() {
+        let (mut nic, mut w) = (MockNic::new(4), RdmaGet::new(0, 3, 4096, 2));
+        nic.start(&mut w);
+        assert_eq!(nic.posted.len(), 1);
+        assert_eq!(nic.posted[0].1, Message::get(0, 3, 4096));
+        nic.now = Time::from_ns(500);
+        nic.deliver(&mut w, 0);
+        assert_eq!(nic.posted.len(), 2, "the second Get follows the first");
+        assert!(!w.finished());
+        nic.now = Time::from_ns(1300);
+        nic.deliver(&mut w, 1);
+        assert!(w.finished());
+        assert_eq!(w.report().one_way_latency_ns, Some((500.0 + 800.0) / 2.0));
     }
 }

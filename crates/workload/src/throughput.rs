@@ -4,7 +4,7 @@
 
 use crate::WorkloadReport;
 use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Workload};
 
 pub struct Throughput {
     src: NodeId,

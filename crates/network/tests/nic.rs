@@ -1,0 +1,136 @@
+//! The NIC interface: Gets answered by the target's NIC, local completions, the posting core's
+//! software cost, ranks placed on nodes.
+
+use fabricsim_core::{NodeId, Time};
+use fabricsim_network::{Api, Delivered, Message, Op, RunLimits, Simulation, Workload};
+use fabricsim_routing::{DimensionOrder, Routing};
+use fabricsim_topology::Torus;
+
+mod common;
+
+/// Posts `messages` at time zero from rank 0 to rank `to`, and records every callback.
+#[derive(Default)]
+struct Recorder {
+    to: u32,
+    messages: Vec<Message>,
+    delivered: Vec<Delivered>,
+    sent: Vec<Delivered>,
+    wakes: Vec<(u32, Time)>,
+    local: bool,
+}
+
+impl Workload for Recorder {
+    fn start(&mut self, api: &mut Api) {
+        for &m in &self.messages {
+            api.post(m);
+        }
+        api.wake_at(self.to, Time::from_ns(5));
+    }
+    fn wake(&mut self, rank: u32, api: &mut Api) {
+        self.wakes.push((rank, api.now()));
+    }
+    fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
+        self.delivered.push(*m);
+    }
+    fn sent(&mut self, m: &Delivered, _api: &mut Api) {
+        self.sent.push(*m);
+    }
+    fn wants_local_completion(&self) -> bool {
+        self.local
+    }
+    fn finished(&self) -> bool {
+        self.delivered.len() == self.messages.len()
+    }
+}
+
+/// Run `w` on an 8-ring with `p` tweaked by `tweak`; `ranks`: an optional rank map.
+fn run(w: Recorder, tweak: impl Fn(&mut fabricsim_network::NetworkParams), ranks: Option<Vec<NodeId>>) -> Recorder {
+    let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+    let mut p = common::params(2);
+    p.buffer_bytes = 1024;
+    tweak(&mut p);
+    let r = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let mut sim = Simulation::new(t.build_graph(1), r, p, w).unwrap();
+    if let Some(map) = ranks {
+        sim = sim.with_rank_map(map).unwrap();
+    }
+    sim.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(100), drain: Time::ZERO }, |_| {}).unwrap();
+    assert!(sim.workload().finished());
+    std::mem::take(sim.workload_mut())
+}
+
+#[test]
+fn a_get_is_answered_by_the_target_nic_and_completes_at_the_initiator() {
+    let w = Recorder { to: 3, messages: vec![Message::get(0, 3, 2048).tag(7), Message::put(0, 3, 64).tag(8)], ..Default::default() };
+    let r = run(w, |_| {}, None);
+    // Two completions only: the Get's (its data at rank 0) and the Put's; the target's workload
+    // never sees the Get's request.
+    let get = r.delivered.iter().find(|d| d.op == Op::Get).unwrap();
+    assert_eq!((get.src, get.dst, get.bytes, get.tag, get.created), (0, 3, 2048, 7, Time::ZERO));
+    let put = r.delivered.iter().find(|d| d.op == Op::Put).unwrap();
+    assert_eq!((put.src, put.dst, put.tag), (0, 3, 8));
+    assert_eq!(r.delivered.len(), 2);
+    // Request one way (64 B) and 2 KiB back: longer than the Put of 64 B one way.
+    assert!(get.delivered > put.delivered);
+}
+
+#[test]
+fn local_completion_comes_when_the_last_packet_leaves_and_only_when_asked() {
+    let msgs = vec![Message::put(0, 3, 1000).tag(1), Message::put(0, 3, 10).tag(2)];
+    let r = run(Recorder { to: 3, messages: msgs.clone(), local: true, ..Default::default() }, |_| {}, None);
+    assert_eq!(r.sent.len(), 2);
+    for s in &r.sent {
+        let d = r.delivered.iter().find(|d| d.tag == s.tag).unwrap();
+        assert!(s.delivered < d.delivered, "left the sender before arriving: {s:?} {d:?}");
+        assert_eq!((s.src, s.dst, s.bytes, s.op), (d.src, d.dst, d.bytes, Op::Put));
+    }
+    // 1000 B at 5 GB/s (packets of 256, 256, 256 and 232 B, no headers): the last packet has
+    // left the engine 200 ns after the first started.
+    assert_eq!(r.sent.iter().find(|s| s.tag == 1).unwrap().delivered, Time(200_000));
+    let quiet = run(Recorder { to: 3, messages: msgs, local: false, ..Default::default() }, |_| {}, None);
+    assert!(quiet.sent.is_empty());
+}
+
+#[test]
+fn the_posting_core_pays_software_costs_one_after_another_and_the_nic_overlaps_its_own() {
+    // Twenty one-packet messages posted at once to a neighbour.
+    let last = |software: u64, nic: u64| {
+        let w = Recorder { to: 1, messages: (0..20).map(|i| Message::put(0, 1, 64).tag(i)).collect(), ..Default::default() };
+        let r = run(
+            w,
+            |p| {
+                p.software_overhead = Time::from_ns(software);
+                p.tx_overhead = Time::from_ns(nic);
+            },
+            None,
+        );
+        r.delivered.iter().map(|d| d.delivered).max().unwrap()
+    };
+    let base = last(0, 0);
+    // Without costs the engine sends the twenty 64-byte packets back to back (12.8 ns each): the
+    // last leaves at 19 x 12.8 ns. With 100 ns of software per message on the core, the last
+    // is posted to the NIC at 20 x 100 ns and leaves then.
+    assert_eq!(last(100, 0), base - Time(19 * 12_800) + Time::from_ns(2000));
+    // The NIC's own 100 ns overlaps across messages: everything shifts by 100 ns once.
+    assert_eq!(last(0, 100), base + Time::from_ns(100));
+}
+
+#[test]
+fn ranks_sit_on_nodes_by_the_rank_map_and_timers_are_per_rank() {
+    // Ranks 0,1 on node 0 and ranks 2,3 on node 5: traffic between ranks goes between their
+    // nodes, completions and timers name ranks.
+    let map = vec![0, 0, 5, 5];
+    let w = Recorder { to: 3, messages: vec![Message::put(1, 3, 64).tag(1), Message::put(0, 1, 64).tag(2)], ..Default::default() };
+    let r = run(w, |_| {}, Some(map));
+    let far = r.delivered.iter().find(|d| d.tag == 1).unwrap();
+    let near = r.delivered.iter().find(|d| d.tag == 2).unwrap();
+    assert_eq!((far.src, far.dst, near.src, near.dst), (1, 3, 0, 1));
+    assert!(far.delivered > near.delivered, "node 0 to node 5 is farther than within node 0");
+    assert_eq!(r.wakes, vec![(3, Time::from_ns(5))]);
+    // A rank on a node that does not exist is refused.
+    let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
+    let routing = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let sim = Simulation::new(t.build_graph(1), routing, common::params(2), Recorder::default()).unwrap();
+    let e = sim.with_rank_map(vec![0, 8]).err().unwrap().to_string();
+    assert!(e.starts_with("ranks") && e.contains("node 8"), "{e}");
+}

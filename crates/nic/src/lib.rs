@@ -1,0 +1,178 @@
+//! The NIC as traffic sees it: the interface between whatever creates traffic (a [`Workload`])
+//! and the network that carries it.
+//!
+//! The network crate depends on this one, not the other way round, so a workload is written and
+//! tested without a network: [`mock::MockNic`] records what it posts and lets a test deliver
+//! messages and fire timers by hand.
+//!
+//! * **Ranks.** Traffic is addressed by rank. A rank map places ranks on nodes (identity by
+//!   default; several ranks per node allowed); timers are per rank.
+//! * **Messages** ([`Message`]) have an operation: a [`Op::Put`] writes `bytes` from the source
+//!   rank into the destination; a [`Op::Get`] asks the destination for `bytes`, which the
+//!   destination's NIC sends back by itself (its workload is not involved). A class (priority:
+//!   higher classes win arbitration) and a tag come back in every completion.
+//! * **Completions.** [`Workload::sent`]: the last packet of a message has left the sender's NIC
+//!   (its buffer may be reused: local completion). [`Workload::delivered`]: the message has fully
+//!   arrived at its destination rank (for a Get: the data at the initiator), which is also the
+//!   remote completion of a Put.
+
+pub mod mock;
+
+use fabricsim_core::{NodeId, Time};
+
+/// A process: the unit traffic is addressed to. Ranks sit on nodes through a rank map.
+pub type Rank = u32;
+
+/// No first-hop hint.
+pub const NO_HINT: u8 = u8::MAX;
+
+/// Payload of a Get's request: one descriptor (as BG/Q's remote get, whose payload is
+/// descriptors), which the target's NIC turns into the data transfer back.
+pub const GET_REQUEST_BYTES: u64 = 64;
+
+/// What a message does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Op {
+    /// Write `bytes` from `src` into `dst`.
+    #[default]
+    Put,
+    /// Read `bytes` of `dst` into `src`: a small request travels to `dst`, whose NIC sends the
+    /// data back.
+    Get,
+}
+
+/// A message to post.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Message {
+    /// The rank that posts it (a Get's initiator).
+    pub src: Rank,
+    /// The other rank (a Put's target, a Get's data source).
+    pub dst: Rank,
+    pub bytes: u64,
+    pub op: Op,
+    /// Priority class: an output grants a waiting packet of a higher class first.
+    pub class: u8,
+    /// Comes back in the completions.
+    pub tag: u64,
+    /// Local network port forced for the first hop ([`NO_HINT`]: none).
+    pub hint: u8,
+}
+
+impl Message {
+    /// A Put of `bytes` from `src` to `dst`, class 0, tag 0, no hint.
+    pub fn put(src: Rank, dst: Rank, bytes: u64) -> Self {
+        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT }
+    }
+    /// A Get by `src` of `bytes` from `dst`.
+    pub fn get(src: Rank, dst: Rank, bytes: u64) -> Self {
+        Message { op: Op::Get, ..Message::put(src, dst, bytes) }
+    }
+    pub fn tag(self, tag: u64) -> Self {
+        Message { tag, ..self }
+    }
+    pub fn class(self, class: u8) -> Self {
+        Message { class, ..self }
+    }
+    pub fn hint(self, port: u8) -> Self {
+        Message { hint: port, ..self }
+    }
+}
+
+/// A message that completed (locally or at its destination).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Delivered {
+    /// The rank that posted it.
+    pub src: Rank,
+    /// The other rank.
+    pub dst: Rank,
+    pub bytes: u64,
+    pub op: Op,
+    pub tag: u64,
+    /// When it was posted.
+    pub created: Time,
+    /// When it completed: the data's last byte arrived (at `dst` for a Put, at `src` for a Get),
+    /// or for a local completion, its last packet left the sender.
+    pub delivered: Time,
+}
+
+/// The NIC side a workload talks to (implemented by the network, and by [`mock::MockNic`]).
+pub trait Nic {
+    fn now(&self) -> Time;
+    /// Ranks in the job.
+    fn ranks(&self) -> u32;
+    /// The node rank `r` runs on.
+    fn node_of(&self, r: Rank) -> NodeId;
+    /// Post a message at its source rank.
+    fn post(&mut self, m: Message);
+    /// Call [`Workload::wake`] for `rank` at `at` (not before now).
+    fn wake_at(&mut self, rank: Rank, at: Time);
+}
+
+/// What a workload may do: a thin handle on the NIC, with shorthands.
+pub struct Api<'a> {
+    nic: &'a mut dyn Nic,
+}
+
+impl<'a> Api<'a> {
+    pub fn new(nic: &'a mut dyn Nic) -> Self {
+        Api { nic }
+    }
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.nic.now()
+    }
+    /// Ranks in the job (nodes, with the identity rank map).
+    pub fn nodes(&self) -> u32 {
+        self.nic.ranks()
+    }
+    pub fn node_of(&self, r: Rank) -> NodeId {
+        self.nic.node_of(r)
+    }
+    /// Post a message.
+    #[inline]
+    pub fn post(&mut self, m: Message) {
+        self.nic.post(m)
+    }
+    /// A Put of `bytes` from `src` to `dst`; `tag` comes back on completion.
+    #[inline]
+    pub fn send(&mut self, src: Rank, dst: Rank, bytes: u64, tag: u64) {
+        self.nic.post(Message::put(src, dst, bytes).tag(tag))
+    }
+    /// Like [`send`](Self::send), in priority class `prio`.
+    #[inline]
+    pub fn send_prio(&mut self, src: Rank, dst: Rank, bytes: u64, tag: u64, prio: u8) {
+        self.nic.post(Message::put(src, dst, bytes).tag(tag).class(prio))
+    }
+    /// Like [`send`](Self::send), leaving on local network port `port` of the source's router.
+    #[inline]
+    pub fn send_via(&mut self, src: Rank, port: u8, dst: Rank, bytes: u64, tag: u64) {
+        self.nic.post(Message::put(src, dst, bytes).tag(tag).hint(port))
+    }
+    /// Call [`Workload::wake`] for `rank` at `at` (not before now).
+    #[inline]
+    pub fn wake_at(&mut self, rank: Rank, at: Time) {
+        self.nic.wake_at(rank, at)
+    }
+}
+
+/// A traffic source.
+pub trait Workload {
+    /// Called once at time zero.
+    fn start(&mut self, api: &mut Api);
+    /// A timer set with [`Api::wake_at`] fired for `rank`.
+    fn wake(&mut self, _rank: Rank, _api: &mut Api) {}
+    /// A message completed at its destination (a Get: its data at the initiator).
+    fn delivered(&mut self, _msg: &Delivered, _api: &mut Api) {}
+    /// A Put's last packet left the sender's NIC (local completion: its buffer may be reused).
+    /// Called only if [`wants_local_completion`](Self::wants_local_completion) says so.
+    fn sent(&mut self, _msg: &Delivered, _api: &mut Api) {}
+    /// Whether to call [`sent`](Self::sent) (it costs an event per message).
+    fn wants_local_completion(&self) -> bool {
+        false
+    }
+    /// A closed workload (a benchmark with a fixed amount of work) returns true once it needs
+    /// nothing more; open-loop traffic never finishes by itself.
+    fn finished(&self) -> bool {
+        false
+    }
+}
