@@ -158,7 +158,8 @@ pub struct NicSpec {
     pub latency: Time,
     /// Bandwidth of each engine's path to the router. Default: the link bandwidth.
     pub bandwidth: Option<Bandwidth>,
-    /// Per-message sender cost before the first packet (descriptor processing). Default 0.
+    /// Per-message sender cost in the NIC before the first packet (descriptor processing);
+    /// it overlaps across messages. Default 0.
     pub tx_overhead: Time,
     /// Per-message receiver cost after the last byte (completion). Default 0.
     pub rx_overhead: Time,
@@ -175,7 +176,8 @@ pub struct NicSpec {
     /// "near" (default) or "far": where initiator and target processes run.
     pub cmg: String,
     /// Software cost of a message (posting and completion polling), charged once per message
-    /// at the sender. Default 0 (hardware-only figures).
+    /// on the posting rank's core: a rank that posts several messages pays it for each, one
+    /// after another. Default 0 (hardware-only figures).
     pub software_overhead: Time,
     /// Host-to-NIC bandwidth per node (PCIe, HyperTransport, CPU-NIC bus). Default: no limit.
     pub host_bandwidth: Option<Bandwidth>,

@@ -42,13 +42,21 @@
 //!   router's pipeline is folded into `nic_latency`; see [`NetworkParams`]).
 //!
 //! # Where later features go
-//! * Adaptive / zone routing: new [`fabricsim_routing::Routing`] variants returning several
-//!   candidates; the selection function in `router.rs` already picks among candidates.
-//! * Priority classes (collective, system traffic): [`Api::send_prio`] sets a message's class;
-//!   arbitration already honours it (tested in `tests/arbitration.rs`).
-//! * Per-rank schedules, collectives, trace replay: implementations of [`Workload`].
+//! * Adaptive / zone routing: new [`fabricsim_routing::Routing`] variants that read the packet
+//!   header (`Header::zone`, `Header::escaped`) and mark candidates adaptive or escape; the
+//!   selection policy (`fabricsim_routing::Selection`) and the escape-network deadlock check
+//!   (`cdg::find_escape_cycle`) are in place. Packets carry `zone` and `escaped`.
+//! * Priority classes (collective, system traffic): `Message::class` ([`Api::send_prio`]);
+//!   arbitration honours it (tested in `tests/arbitration.rs`). Dedicated VCs per class: the
+//!   routing's VC choice, by class, in the header.
+//! * Per-rank programs, collectives, trace replay: implementations of [`Workload`]
+//!   (`fabricsim-nic`), addressed by rank through a rank map
+//!   ([`Simulation::with_rank_map`]), with Puts, Gets answered by the target NIC, local and
+//!   remote completions, timers per rank, and the posting core's software cost.
 //! * In-network collective engines and barrier gates: a new event family handled beside the
 //!   router events, fed by packets of a dedicated priority class and VC.
+//! * Time series, traces, the viewer: an observer ([`fabricsim_stats::Observer`]) given to
+//!   [`Simulation::observed`]; `PortSeries` samples per-port utilisation.
 //! * Fault injection: per-port state consulted by the selection function and link model.
 //!
 //! # Partitioned parallel runs: what they need, what is in place
