@@ -142,6 +142,7 @@ impl Plan {
             format,
             tx_overhead,
             software_overhead: n.software_overhead,
+            poll_overhead: n.poll_overhead,
             rx_overhead,
             host_bandwidth: n.host_bandwidth,
             host_packet_overhead: if gpu { n.gpu_packet_overhead } else { Time::ZERO },

@@ -179,6 +179,9 @@ pub struct NicSpec {
     /// on the posting rank's core: a rank that posts several messages pays it for each, one
     /// after another. Default 0 (hardware-only figures).
     pub software_overhead: Time,
+    /// Software cost of taking one completion on the receiving rank's core (which also posts):
+    /// completions are polled one at a time. Default 0.
+    pub poll_overhead: Time,
     /// Host-to-NIC bandwidth per node (PCIe, HyperTransport, CPU-NIC bus). Default: no limit.
     pub host_bandwidth: Option<Bandwidth>,
     /// Memory bandwidth for data larger than `cache_size` (sends and receives share it).
@@ -208,6 +211,7 @@ impl Default for NicSpec {
             far_cmg_penalty: Time::ZERO,
             cmg: "near".into(),
             software_overhead: Time::ZERO,
+            poll_overhead: Time::ZERO,
             host_bandwidth: None,
             memory_bandwidth: None,
             cache_size: Bytes(32 * 1024 * 1024),

@@ -86,7 +86,7 @@ impl<O: Observer> Core<O> {
             GET_RESPONSE => {
                 let g = *self.gets.get(m.tag as u32);
                 self.gets.remove(m.tag as u32);
-                Some(Delivered {
+                let d = Delivered {
                     src: g.initiator,
                     dst: g.target,
                     bytes: g.bytes,
@@ -94,9 +94,29 @@ impl<O: Observer> Core<O> {
                     tag: g.tag,
                     created: Time(g.created),
                     delivered: Time(now),
-                })
+                };
+                self.poll(g.initiator, d)
             }
-            _ => Some(Delivered { src: m.src, dst: m.dst, bytes: m.bytes, op: Op::Put, tag: m.tag, created: Time(m.created), delivered: Time(now) }),
+            _ => {
+                let d = Delivered { src: m.src, dst: m.dst, bytes: m.bytes, op: Op::Put, tag: m.tag, created: Time(m.created), delivered: Time(now) };
+                self.poll(m.dst, d)
+            }
         }
+    }
+
+    /// Completion `d` reaches the workload of `rank` when that rank's core polls it: at once
+    /// without a polling cost, else after the core's earlier work and one polling cost (the
+    /// core takes completions one at a time; `d.delivered` stays the arrival time).
+    fn poll(&mut self, rank: u32, d: Delivered) -> Option<Delivered> {
+        let cost = self.p.poll_overhead.ps();
+        if cost == 0 {
+            return Some(d);
+        }
+        let core = &mut self.core_free[rank as usize];
+        *core = (*core).max(self.queue.now().ps()) + cost;
+        let at = *core;
+        let note = self.notes.insert(d);
+        self.queue.schedule(Time(at), Ev::Polled(note));
+        None
     }
 }

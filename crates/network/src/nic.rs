@@ -201,7 +201,7 @@ impl<O: Observer> Core<O> {
                 created: Time(msg.created),
                 delivered: Time(start + ser),
             };
-            let note = self.sent_notes.insert(d);
+            let note = self.notes.insert(d);
             self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::Sent(note));
         }
         let lat = self.timing.latency(channel::ENGINE);

@@ -54,6 +54,10 @@ pub struct NetworkParams {
     /// Software cost of posting a message, on the posting rank's core: messages a rank posts pay
     /// it one after another (the NIC's own per-message cost, `tx_overhead`, overlaps).
     pub software_overhead: Time,
+    /// Software cost of taking one completion, on the receiving rank's core (the same core
+    /// that posts): completions are polled one at a time, and a workload hears of each once
+    /// its core has polled it.
+    pub poll_overhead: Time,
     /// How a packet chooses among candidate hops.
     pub selection: fabricsim_routing::Selection,
 }

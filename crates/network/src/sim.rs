@@ -38,8 +38,10 @@ pub(crate) enum Ev {
     MsgReady(u32),
     /// The oldest Get data a node's NIC posted is ready to join its queue.
     AnswerReady(u32),
-    /// A Put's last packet left its sender: an entry of `Core::sent_notes`.
+    /// A Put's last packet left its sender: an entry of `Core::notes`.
     Sent(u32),
+    /// A rank's core polled a completion: an entry of `Core::notes`.
+    Polled(u32),
     /// A message finished its receiver-side processing and counts as delivered.
     MsgDone(u32),
     /// A node's host link or memory port became free.
@@ -204,9 +206,10 @@ pub struct Core<O = ()> {
     pub(crate) answered: crate::packet::MsgFifos,
     /// Per rank: when its core is done with the software part of the messages it posted.
     pub(crate) core_free: Vec<u64>,
-    /// Whether the workload wants local completions, and those scheduled.
+    /// Whether the workload wants local completions.
     pub(crate) notify_sent: bool,
-    pub(crate) sent_notes: Slab<crate::workload::Delivered>,
+    /// Completions on their way to a workload callback (`Ev::Sent`, `Ev::Polled`).
+    pub(crate) notes: Slab<crate::workload::Delivered>,
     /// When each node's host link is free again.
     pub(crate) host_free: Vec<u64>,
     /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
@@ -472,7 +475,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             answered: crate::packet::MsgFifos::new(nodes),
             core_free: vec![0; nodes],
             notify_sent: false,
-            sent_notes: Slab::default(),
+            notes: Slab::default(),
             host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
@@ -673,9 +676,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::MsgReady(src) => c.message_ready(src),
             Ev::AnswerReady(node) => c.answer_ready(node),
             Ev::Sent(i) => {
-                let d = *c.sent_notes.get(i);
-                c.sent_notes.remove(i);
+                let d = *c.notes.get(i);
+                c.notes.remove(i);
                 self.workload.sent(&d, &mut Api::new(c));
+            }
+            Ev::Polled(i) => {
+                let d = *c.notes.get(i);
+                c.notes.remove(i);
+                self.workload.delivered(&d, &mut Api::new(c));
             }
             Ev::MsgDone(m) => {
                 if let Some(d) = c.complete(m, true) {

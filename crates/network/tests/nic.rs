@@ -17,6 +17,8 @@ struct Recorder {
     sent: Vec<Delivered>,
     wakes: Vec<(u32, Time)>,
     local: bool,
+    /// When each completion reached the workload.
+    heard: Vec<Time>,
 }
 
 impl Workload for Recorder {
@@ -29,8 +31,9 @@ impl Workload for Recorder {
     fn wake(&mut self, rank: u32, api: &mut Api) {
         self.wakes.push((rank, api.now()));
     }
-    fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
+    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
         self.delivered.push(*m);
+        self.heard.push(api.now());
     }
     fn sent(&mut self, m: &Delivered, _api: &mut Api) {
         self.sent.push(*m);
@@ -133,4 +136,19 @@ fn ranks_sit_on_nodes_by_the_rank_map_and_timers_are_per_rank() {
     let sim = Simulation::new(t.build_graph(1), routing, common::params(2), Recorder::default()).unwrap();
     let e = sim.with_rank_map(vec![0, 8]).err().unwrap().to_string();
     assert!(e.starts_with("ranks") && e.contains("node 8"), "{e}");
+}
+
+#[test]
+fn the_receiving_core_polls_completions_one_at_a_time() {
+    // Two one-hop Puts into rank 0 from its two neighbours arrive one packet time apart (they
+    // share rank 0's ejection port).
+    let w = || Recorder { to: 3, messages: vec![Message::put(1, 0, 64).tag(1), Message::put(7, 0, 64).tag(2)], ..Default::default() };
+    let free = run(w(), |_| {}, None);
+    let arrivals: Vec<Time> = free.delivered.iter().map(|d| d.delivered).collect();
+    assert_eq!(arrivals[1] - arrivals[0], Time(12_800));
+    assert_eq!(free.heard, arrivals, "without a polling cost the workload hears of each at once");
+    let polled = run(w(), |p| p.poll_overhead = Time::from_ns(100), None);
+    assert_eq!(polled.delivered.iter().map(|d| d.delivered).collect::<Vec<_>>(), arrivals, "arrival times are unchanged");
+    // The core takes the first 100 ns after it arrives, the second after that.
+    assert_eq!(polled.heard, vec![arrivals[0] + Time::from_ns(100), arrivals[0] + Time::from_ns(200)]);
 }

@@ -22,6 +22,7 @@ pub fn params(vcs: u8) -> NetworkParams {
         format: fabricsim_network::PacketFormat::simple(256, 0),
         tx_overhead: Time::ZERO,
         software_overhead: Time::ZERO,
+        poll_overhead: Time::ZERO,
         rx_overhead: Time::ZERO,
         host_bandwidth: None,
         host_packet_overhead: Time::ZERO,
