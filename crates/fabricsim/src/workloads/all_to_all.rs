@@ -1,6 +1,6 @@
 //! `all_to_all`: every node sends one message to every other, a window at a time.
 
-use super::{default_message_size, default_packet_size, positive, BuildContext, WorkloadKeys};
+use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::Error;
 use fabricsim_core::Bytes;
 use fabricsim_workload::{AllToAll, AnyWorkload};
@@ -20,18 +20,6 @@ pub struct AllToAllSpec {
 impl Default for AllToAllSpec {
     fn default() -> Self {
         AllToAllSpec { packet_size: default_packet_size(), message_size: default_message_size(), window: 4 }
-    }
-}
-
-impl WorkloadKeys for AllToAllSpec {
-    fn packet_size(&self) -> Bytes {
-        self.packet_size
-    }
-    fn packet_size_mut(&mut self) -> &mut Bytes {
-        &mut self.packet_size
-    }
-    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
-        Some(&mut self.message_size)
     }
 }
 

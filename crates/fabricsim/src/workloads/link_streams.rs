@@ -1,6 +1,6 @@
 //! `simultaneous_puts` and `neighbor_exchange`: streams pinned to a node's links.
 
-use super::{default_message_size, default_packet_size, positive, BuildContext, WorkloadKeys};
+use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError};
 use fabricsim_topology::{PortKind, Topology};
@@ -25,18 +25,6 @@ pub struct LinkStreamsSpec {
 impl Default for LinkStreamsSpec {
     fn default() -> Self {
         LinkStreamsSpec { packet_size: default_packet_size(), src: None, message_size: default_message_size(), messages: 1, directions: None }
-    }
-}
-
-impl WorkloadKeys for LinkStreamsSpec {
-    fn packet_size(&self) -> Bytes {
-        self.packet_size
-    }
-    fn packet_size_mut(&mut self) -> &mut Bytes {
-        &mut self.packet_size
-    }
-    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
-        Some(&mut self.message_size)
     }
 }
 

@@ -80,33 +80,49 @@ pub(crate) fn positive<T: PartialEq + Default + std::fmt::Display>(field: &str, 
     Ok(v)
 }
 
+/// `$body` with `$s` bound to the keys of whichever type `$self` is.
+macro_rules! each_spec {
+    ($self:expr, $s:ident => $body:expr) => {{
+        use WorkloadSpec::*;
+        match $self {
+            UniformRandom($s) | NearestNeighbor($s) | Transpose($s) | BitComplement($s) | Tornado($s) => $body,
+            HotRegion($s) => $body,
+            Sphere($s) => $body,
+            Pingpong($s) | RdmaGet($s) => $body,
+            Throughput($s) => $body,
+            AllToAll($s) => $body,
+            SimultaneousPuts($s) | NeighborExchange($s) => $body,
+        }
+    }};
+}
+
+/// The keys every benchmark type has: a packet size and a message size.
+macro_rules! benchmark_keys {
+    ($($t:ty),*) => {$(
+        impl WorkloadKeys for $t {
+            fn packet_size(&self) -> Bytes {
+                self.packet_size
+            }
+            fn packet_size_mut(&mut self) -> &mut Bytes {
+                &mut self.packet_size
+            }
+            fn message_size_mut(&mut self) -> Option<&mut Bytes> {
+                Some(&mut self.message_size)
+            }
+        }
+    )*};
+}
+benchmark_keys!(RoundTripSpec, StreamSpec, AllToAllSpec, LinkStreamsSpec);
+
 impl WorkloadSpec {
     /// The keys of the chosen type.
     pub fn keys(&self) -> &dyn WorkloadKeys {
-        use WorkloadSpec::*;
-        match self {
-            UniformRandom(s) | NearestNeighbor(s) | Transpose(s) | BitComplement(s) | Tornado(s) => s,
-            HotRegion(s) => s,
-            Sphere(s) => s,
-            Pingpong(s) | RdmaGet(s) => s,
-            Throughput(s) => s,
-            AllToAll(s) => s,
-            SimultaneousPuts(s) | NeighborExchange(s) => s,
-        }
+        each_spec!(self, s => s)
     }
 
     /// The keys of the chosen type, to edit.
     pub fn keys_mut(&mut self) -> &mut dyn WorkloadKeys {
-        use WorkloadSpec::*;
-        match self {
-            UniformRandom(s) | NearestNeighbor(s) | Transpose(s) | BitComplement(s) | Tornado(s) => s,
-            HotRegion(s) => s,
-            Sphere(s) => s,
-            Pingpong(s) | RdmaGet(s) => s,
-            Throughput(s) => s,
-            AllToAll(s) => s,
-            SimultaneousPuts(s) | NeighborExchange(s) => s,
-        }
+        each_spec!(self, s => s)
     }
 
     /// The `type` as written in a scenario file.

@@ -1,6 +1,6 @@
 //! `pingpong` and `rdma_get`: one message (or Get) at a time between two nodes.
 
-use super::{default_message_size, default_packet_size, positive, BuildContext, WorkloadKeys};
+use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::Error;
 use fabricsim_core::Bytes;
 use fabricsim_workload::{AnyWorkload, PingPong, RdmaGet};
@@ -24,18 +24,6 @@ pub struct RoundTripSpec {
 impl Default for RoundTripSpec {
     fn default() -> Self {
         RoundTripSpec { packet_size: default_packet_size(), src: None, dst: None, message_size: default_message_size(), iterations: 10 }
-    }
-}
-
-impl WorkloadKeys for RoundTripSpec {
-    fn packet_size(&self) -> Bytes {
-        self.packet_size
-    }
-    fn packet_size_mut(&mut self) -> &mut Bytes {
-        &mut self.packet_size
-    }
-    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
-        Some(&mut self.message_size)
     }
 }
 

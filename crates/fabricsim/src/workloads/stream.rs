@@ -1,6 +1,6 @@
 //! `throughput`: one stream of messages between two nodes, all posted at once.
 
-use super::{default_message_size, default_packet_size, positive, BuildContext, WorkloadKeys};
+use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::Error;
 use fabricsim_core::Bytes;
 use fabricsim_workload::{AnyWorkload, Throughput};
@@ -24,18 +24,6 @@ pub struct StreamSpec {
 impl Default for StreamSpec {
     fn default() -> Self {
         StreamSpec { packet_size: default_packet_size(), src: None, dst: None, message_size: default_message_size(), messages: 16 }
-    }
-}
-
-impl WorkloadKeys for StreamSpec {
-    fn packet_size(&self) -> Bytes {
-        self.packet_size
-    }
-    fn packet_size_mut(&mut self) -> &mut Bytes {
-        &mut self.packet_size
-    }
-    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
-        Some(&mut self.message_size)
     }
 }
 
