@@ -35,13 +35,16 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
         ConfigError::new("machine.preset", format!("'{name}' is not one of {}", names.join(", ")))
     })?;
     let mut base: toml::Value = toml::from_str(text).map_err(|e| ConfigError::new("machine.preset", format!("preset '{name}' is malformed: {e}")))?;
-    // A preset's default workload applies only when the scenario keeps its workload type:
-    // choosing another type drops all the preset's workload keys.
-    let wanted = value.get("workload").and_then(|w| w.get("type")).cloned();
-    let preset_type = base.get("workload").and_then(|w| w.get("type")).cloned();
-    if wanted.is_some() && wanted != preset_type {
-        if let Some(t) = base.as_table_mut() {
-            t.remove("workload");
+    // A section chosen by `type` (workload, topology, routing) keeps the preset's keys only
+    // when the scenario keeps the preset's type: choosing another type drops them (a fat-tree
+    // preset's radix means nothing to a torus).
+    for section in ["workload", "topology", "routing"] {
+        let wanted = value.get(section).and_then(|w| w.get("type")).cloned();
+        let preset_type = base.get(section).and_then(|w| w.get("type")).cloned();
+        if wanted.is_some() && wanted != preset_type {
+            if let Some(t) = base.as_table_mut() {
+                t.remove(section);
+            }
         }
     }
     Ok(merge(base, value))

@@ -98,6 +98,10 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
     }
     let a2a = Scenario::from_file(&root().join("examples/all-to-all.toml")).unwrap();
     assert_tie_order_free("all-to-all, window 8, 2 engines", &with(&a2a, &[("workload.window", "8"), ("nic.injection_engines", "2")]));
+    // The cores' costs: software per post and polling per completion, one at a time per rank.
+    let costs =
+        [("nic.injection_engines", "2"), ("nic.software_overhead", "\"30ns\""), ("nic.poll_overhead", "\"50ns\""), ("nic.tx_overhead", "\"20ns\"")];
+    assert_tie_order_free("all-to-all, 2 engines, core costs", &with(&a2a, &costs));
 }
 
 #[test]

@@ -95,28 +95,53 @@ impl<O: Observer> Core<O> {
                     created: Time(g.created),
                     delivered: Time(now),
                 };
-                self.poll(g.initiator, d)
+                Some(d)
             }
             _ => {
                 let d = Delivered { src: m.src, dst: m.dst, bytes: m.bytes, op: Op::Put, tag: m.tag, created: Time(m.created), delivered: Time(now) };
-                self.poll(m.dst, d)
+                Some(d)
             }
         }
     }
 
-    /// Completion `d` reaches the workload of `rank` when that rank's core polls it: at once
-    /// without a polling cost, else after the core's earlier work and one polling cost (the
-    /// core takes completions one at a time; `d.delivered` stays the arrival time).
-    fn poll(&mut self, rank: u32, d: Delivered) -> Option<Delivered> {
-        let cost = self.p.poll_overhead.ps();
-        if cost == 0 {
-            return Some(d);
+    /// Completion `d` (`sent`: a local one) goes to the workload at the end of the instant
+    /// (see `Simulation::end_instant`); `polled`: its core has already taken it.
+    #[inline]
+    pub(crate) fn hand_over(&mut self, d: Delivered, sent: bool, polled: bool) {
+        if self.listen || sent {
+            self.handover.push(Handover { d, sent, polled });
+            self.due = true;
         }
+    }
+
+    /// The receiving rank's core takes completion `d` after its earlier work and one polling
+    /// cost (one completion at a time); the workload hears of it then.
+    pub(crate) fn poll_later(&mut self, d: Delivered) {
+        let rank = if d.op == Op::Get { d.src } else { d.dst };
         let core = &mut self.core_free[rank as usize];
-        *core = (*core).max(self.queue.now().ps()) + cost;
+        *core = (*core).max(self.queue.now().ps()) + self.p.poll_overhead.ps();
         let at = *core;
         let note = self.notes.insert(d);
         self.queue.schedule(Time(at), Ev::Polled(note));
-        None
+    }
+}
+
+/// A completion on its way to the workload.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Handover {
+    pub d: Delivered,
+    /// A local completion (the last packet left the sender).
+    pub sent: bool,
+    /// The receiving core has taken it (its polling cost is paid).
+    pub polled: bool,
+}
+
+impl Handover {
+    /// The order completions of one instant reach the workload: by the rank that hears of
+    /// it, then by everything else they carry (two with equal keys are alike).
+    pub(crate) fn key(&self) -> (u32, bool, u32, u32, Time, u64, u64, bool, Time) {
+        let d = &self.d;
+        let rank = if self.sent || d.op == Op::Get { d.src } else { d.dst };
+        (rank, self.sent, d.src, d.dst, d.created, d.tag, d.bytes, d.op == Op::Get, d.delivered)
     }
 }

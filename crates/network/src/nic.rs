@@ -83,13 +83,31 @@ impl<O: Observer> Core<O> {
         self.enqueue_message(node, m);
     }
 
-    /// A message whose sender-side processing is done joins the queue of one of its node's
-    /// engines, dealt round-robin (as Tofu's communication layer deals messages to TNIs).
+    /// A message whose sender-side processing is done reaches its node's NIC. It is dealt to
+    /// an engine at the end of the instant, with the instant's other arrivals in an order that
+    /// depends on them only (see `Core::deal_arrivals`), or at once where that provably makes
+    /// no difference: the instant's last event, nothing else waiting for the phase, one engine
+    /// and one rank per node (the phase would then deal this message alone and inject it).
     pub(crate) fn enqueue_message(&mut self, src: NodeId, m: u32) {
+        if self.graph.engines == 1 && self.rank_node.is_empty() && !self.due && !self.queue.instant_pending() {
+            // As from the phase: every credit return of the instant counts. Later sends of the
+            // same handler find the engine as the phase would have left it.
+            self.queue.end_of_instant();
+            self.deal(src, m);
+            self.try_inject(src);
+        } else {
+            self.arrivals.push(m);
+            self.due = true;
+        }
+    }
+
+    /// Deal message `m` to one of `node`'s engines, round-robin (as Tofu's communication layer
+    /// deals messages to TNIs).
+    fn deal(&mut self, node: NodeId, m: u32) {
         let e_count = self.graph.engines;
-        let e = self.nic_rr[src as usize];
-        self.nic_rr[src as usize] = if e + 1 == e_count { 0 } else { e + 1 };
-        let qi = (src * e_count + e) as usize;
+        let e = self.nic_rr[node as usize];
+        self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+        let qi = (node * e_count + e) as usize;
         let t = self.nic_tail[qi];
         if t == NIL {
             self.nic_head[qi] = m;
@@ -97,16 +115,25 @@ impl<O: Observer> Core<O> {
             self.messages.get_mut(t).next = m;
         }
         self.nic_tail[qi] = m;
-        if !self.due && !self.queue.instant_pending() {
-            // The instant's last event, and nothing else waits for the phase: it would run next
-            // with this node alone, so inject now (as from the phase: every credit return of
-            // the instant counts). Later sends of the same handler find the engines as the
-            // phase would have left them, in the same order.
-            self.queue.end_of_instant();
-            self.try_inject(src);
-        } else {
-            self.post_injection(src);
+    }
+
+    /// End of the instant: deal the messages that reached NICs, by node, then posts before Get
+    /// data, then by posting rank (a stable sort: a rank's messages keep their order), and let
+    /// those nodes inject.
+    pub(crate) fn deal_arrivals(&mut self) {
+        let mut list = std::mem::take(&mut self.arrivals);
+        let key = |c: &Self, m: u32| {
+            let msg = c.messages.get(m);
+            (c.node(msg.src), msg.op == GET_RESPONSE, msg.src)
+        };
+        list.sort_by_key(|&m| key(self, m));
+        for &m in &list {
+            let node = self.node(self.messages.get(m).src);
+            self.deal(node, m);
+            self.post_injection(node);
         }
+        list.clear();
+        self.arrivals = list;
     }
 
     /// Start packets on every idle engine that has a message and credit.

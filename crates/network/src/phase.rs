@@ -61,12 +61,6 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// Whether packets, outputs or NICs wait for the end of the instant.
-    #[inline(always)]
-    pub(crate) fn phase_due(&self) -> bool {
-        self.due
-    }
-
     /// The instant is over: arbitrate every posted output, then let every posted NIC inject,
     /// each in ascending id order. Nothing here posts again (grants and injections schedule
     /// events, at later times unless a delay is zero; those are handled, and their posts
@@ -99,6 +93,9 @@ impl<O: Observer> Core<O> {
             self.arbitrate(out);
         }
         self.arb_due.clear();
+        if !self.arrivals.is_empty() {
+            self.deal_arrivals();
+        }
         if self.nic_due.len() > 1 {
             self.nic_due.sort_unstable();
         }

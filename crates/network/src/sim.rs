@@ -210,6 +210,13 @@ pub struct Core<O = ()> {
     pub(crate) notify_sent: bool,
     /// Completions on their way to a workload callback (`Ev::Sent`, `Ev::Polled`).
     pub(crate) notes: Slab<crate::workload::Delivered>,
+    /// Completions of the current instant, handed to the workload at its end.
+    pub(crate) handover: Vec<crate::delivery::Handover>,
+    /// Whether the workload hears completions at all.
+    pub(crate) listen: bool,
+    /// Messages that reached their node's NIC during the current instant and are dealt to
+    /// its engines at its end (when not dealt at once, see `Core::enqueue_message`).
+    pub(crate) arrivals: Vec<u32>,
     /// When each node's host link is free again.
     pub(crate) host_free: Vec<u64>,
     /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
@@ -476,6 +483,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             core_free: vec![0; nodes],
             notify_sent: false,
             notes: Slab::default(),
+            handover: Vec::new(),
+            listen: true,
+            arrivals: Vec::new(),
             host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
@@ -648,7 +658,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             }
             Ev::Deliver(pkt) => {
                 if let Some(d) = c.deliver(pkt) {
-                    self.workload.delivered(&d, &mut Api::new(c));
+                    c.hand_over(d, false, false);
                 }
             }
             Ev::EjectDone(pkt) => {
@@ -657,11 +667,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
                 let p = c.packets.get(pkt);
                 let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
-                // The release first: the workload's reaction comes last in the event, as a NIC
-                // that injects at once (see `Core::enqueue_message`) requires.
                 c.on_out_free(port, q, bytes);
                 if let Some(d) = c.deliver(pkt) {
-                    self.workload.delivered(&d, &mut Api::new(c));
+                    c.hand_over(d, false, false);
                 }
             }
             Ev::Wake(node) => {
@@ -669,25 +677,20 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 self.workload.wake(node, &mut Api::new(c));
                 // The workload may have finished; that matters only with nothing in flight.
                 let c = &mut self.core;
-                if c.in_network == 0 && c.messages.live() == 0 {
+                if c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0 {
                     c.check_stop = true;
                 }
             }
             Ev::MsgReady(src) => c.message_ready(src),
             Ev::AnswerReady(node) => c.answer_ready(node),
-            Ev::Sent(i) => {
+            Ev::Sent(i) | Ev::Polled(i) => {
                 let d = *c.notes.get(i);
                 c.notes.remove(i);
-                self.workload.sent(&d, &mut Api::new(c));
-            }
-            Ev::Polled(i) => {
-                let d = *c.notes.get(i);
-                c.notes.remove(i);
-                self.workload.delivered(&d, &mut Api::new(c));
+                c.hand_over(d, matches!(ev, Ev::Sent(_)), true);
             }
             Ev::MsgDone(m) => {
                 if let Some(d) = c.complete(m, true) {
-                    self.workload.delivered(&d, &mut Api::new(c));
+                    c.hand_over(d, false, false);
                 }
             }
             Ev::NicWake(node) => {
@@ -700,6 +703,39 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
     }
 
+    /// The end of an instant: its completions reach the workload, in an order that depends on
+    /// them only (a workload's reactions, e.g. new posts, then take part in the phase), unless
+    /// the receiving core still has to poll them; then the network's phase (see `phase.rs`).
+    #[inline(never)]
+    fn end_instant(&mut self) {
+        if !self.core.handover.is_empty() {
+            self.core.queue.end_of_instant();
+            let mut list = std::mem::take(&mut self.core.handover);
+            list.sort_unstable_by_key(|h| h.key());
+            let poll = self.core.p.poll_overhead.ps() > 0;
+            for h in &list {
+                let c = &mut self.core;
+                if poll && !h.polled {
+                    c.poll_later(h.d);
+                } else if h.sent {
+                    self.workload.sent(&h.d, &mut Api::new(c));
+                } else {
+                    self.workload.delivered(&h.d, &mut Api::new(c));
+                }
+            }
+            // Completions the reactions produced at once (none today) wait for the next phase.
+            let more = std::mem::take(&mut self.core.handover);
+            list.clear();
+            list.extend(more);
+            self.core.handover = list;
+            self.core.check_stop = true;
+        }
+        self.core.end_instant();
+        if !self.core.handover.is_empty() {
+            self.core.due = true;
+        }
+    }
+
     /// Run to completion. `progress` is called now and then with the current simulated time.
     pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
         let c = &mut self.core;
@@ -708,7 +744,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let hard_end = limits.hard_end().ps();
         limits.check("sim.duration")?;
         self.core.notify_sent = self.workload.wants_local_completion();
+        self.core.listen = self.workload.hears_completions();
         self.workload.start(&mut Api::new(&mut self.core));
+        if self.core.due && !self.core.queue.instant_pending() {
+            self.end_instant();
+        }
         let watchdog = self.core.p.watchdog.ps();
         let mut n = 0u64;
         // The next phase boundary: the window's start and end (port counters are snapshotted
@@ -716,10 +756,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let mut phase_end = self.core.next_phase(hard_end);
         loop {
             let c = &mut self.core;
-            // Arbitration and injection happen once the instant's last event is handled.
-            if c.phase_due() && !c.queue.instant_pending() {
-                c.end_instant();
-            }
             let Some((now, ev)) = c.queue.pop() else {
                 if c.in_network > 0 || c.messages.live() > 0 {
                     let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
@@ -753,16 +789,25 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     progress(Time(now));
                 }
             }
-            // The stopping rules are judged once an instant is over (its remaining events would
-            // otherwise be handled or not depending on their order).
-            if c.check_stop && !c.queue.instant_pending() {
-                c.check_stop = false;
-                // Past the window: stop as soon as every measured message has arrived.
-                if now >= c.window_end && c.measured_outstanding == 0 {
-                    break;
+            // Once the instant's last event is handled: its phase (completions to the workload,
+            // selection, arbitration, injection), then the stopping rules (judged on the whole
+            // instant: its remaining events would otherwise count or not depending on their
+            // order). A phase may schedule events at the same instant; they come first.
+            if (c.due || c.check_stop) && !c.queue.instant_pending() {
+                if c.due {
+                    self.end_instant();
                 }
-                if c.in_network == 0 && c.messages.live() == 0 && self.workload.finished() {
-                    break;
+                let c = &mut self.core;
+                if c.check_stop && !c.queue.instant_pending() {
+                    c.check_stop = false;
+                    // Past the window: stop as soon as every measured message has arrived.
+                    if now >= c.window_end && c.measured_outstanding == 0 {
+                        break;
+                    }
+                    let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;
+                    if idle && self.workload.finished() {
+                        break;
+                    }
                 }
             }
         }

@@ -64,7 +64,8 @@ impl<O: Observer> Core<O> {
     /// ahead of the timer.
     #[inline]
     pub(crate) fn warm_wake(&self) {
-        if let Some(&Ev::Wake(node)) = self.queue.off_lane_front() {
+        if let Some(&Ev::Wake(rank)) = self.queue.off_lane_front() {
+            let node = self.node(rank);
             let e = self.graph.engines;
             let first = (node * e) as usize;
             if let Some(o) = self.outs.get(self.total_ports() as usize + first) {

@@ -161,7 +161,11 @@ pub trait Workload {
     fn start(&mut self, api: &mut Api);
     /// A timer set with [`Api::wake_at`] fired for `rank`.
     fn wake(&mut self, _rank: Rank, _api: &mut Api) {}
-    /// A message completed at its destination (a Get: its data at the initiator).
+    /// A message completed at its destination (a Get: its data at the initiator). The
+    /// completions of one instant come once every event of the instant has been handled, in
+    /// an order that depends on nothing but the completions (receiving rank, then source,
+    /// destination, posting time, tag...), so a workload's reactions do not depend on the
+    /// order of simultaneous events.
     fn delivered(&mut self, _msg: &Delivered, _api: &mut Api) {}
     /// A Put's last packet left the sender's NIC (local completion: its buffer may be reused).
     /// Called only if [`wants_local_completion`](Self::wants_local_completion) says so.
@@ -169,6 +173,11 @@ pub trait Workload {
     /// Whether to call [`sent`](Self::sent) (it costs an event per message).
     fn wants_local_completion(&self) -> bool {
         false
+    }
+    /// Whether [`delivered`](Self::delivered) does anything (open-loop traffic ignores
+    /// completions; the network then skips handing them over).
+    fn hears_completions(&self) -> bool {
+        true
     }
     /// A closed workload (a benchmark with a fixed amount of work) returns true once it needs
     /// nothing more; open-loop traffic never finishes by itself.

@@ -91,7 +91,16 @@ impl Workload for AnyWorkload {
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
         each_workload!(self, w => w.delivered(m, api))
     }
+    fn sent(&mut self, m: &Delivered, api: &mut Api) {
+        each_workload!(self, w => w.sent(m, api))
+    }
     fn finished(&self) -> bool {
         each_workload!(self, w => w.finished())
+    }
+    fn wants_local_completion(&self) -> bool {
+        each_workload!(self, w => w.wants_local_completion())
+    }
+    fn hears_completions(&self) -> bool {
+        each_workload!(self, w => w.hears_completions())
     }
 }

@@ -102,4 +102,8 @@ impl Workload for OpenLoop {
     }
 
     fn delivered(&mut self, _m: &Delivered, _api: &mut Api) {}
+
+    fn hears_completions(&self) -> bool {
+        false
+    }
 }

@@ -11,13 +11,15 @@ pub struct PingPong {
     b: NodeId,
     bytes: u64,
     legs_left: u64,
+    total_legs: u64,
     sum_ps: u128,
     legs: u64,
 }
 
 impl PingPong {
     pub fn new(a: NodeId, b: NodeId, bytes: u64, iterations: u64) -> Self {
-        PingPong { a, b, bytes, legs_left: 2 * iterations.max(1), sum_ps: 0, legs: 0 }
+        let total_legs = 2 * iterations.max(1);
+        PingPong { a, b, bytes, legs_left: total_legs, total_legs, sum_ps: 0, legs: 0 }
     }
 
     pub fn report(&self) -> WorkloadReport {
@@ -45,8 +47,9 @@ impl Workload for PingPong {
         }
     }
 
+    /// Every leg has arrived (not only been sent).
     fn finished(&self) -> bool {
-        self.legs_left == 0
+        self.legs_left == 0 && self.legs == self.total_legs
     }
 }
 
@@ -69,9 +72,10 @@ mod tests {
         // Legs alternate direction: 2 -> 5, 5 -> 2, 2 -> 5, 5 -> 2.
         let dirs: Vec<(u32, u32)> = nic.posted.iter().map(|(_, m)| (m.src, m.dst)).collect();
         assert_eq!(dirs, vec![(2, 5), (5, 2), (2, 5), (5, 2)]);
-        assert!(w.finished(), "four legs posted");
+        assert!(!w.finished(), "four legs posted, three arrived");
         nic.now = Time::from_ns(1400);
         nic.deliver(&mut w, 3);
+        assert!(w.finished());
         // Each leg measured from its posting: 300, 400, 300, 400 ns.
         assert_eq!(w.report().one_way_latency_ns, Some(350.0));
     }
