@@ -35,14 +35,25 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
         ConfigError::new("machine.preset", format!("'{name}' is not one of {}", names.join(", ")))
     })?;
     let mut base: toml::Value = toml::from_str(text).map_err(|e| ConfigError::new("machine.preset", format!("preset '{name}' is malformed: {e}")))?;
-    // A section chosen by `type` (workload, topology, routing) keeps the preset's keys only
-    // when the scenario keeps the preset's type: choosing another type drops them (a fat-tree
-    // preset's radix means nothing to a torus).
+    // A section chosen by `type` keeps the preset's keys only where the scenario keeps the
+    // preset's type. Choosing another workload or routing type drops the preset's section;
+    // another topology type keeps the keys that type takes too (a torus preset's shape and
+    // links for a mesh, but not its wrap-around; only the links for a fat-tree).
     for section in ["workload", "topology", "routing"] {
         let wanted = value.get(section).and_then(|w| w.get("type")).cloned();
         let preset_type = base.get(section).and_then(|w| w.get("type")).cloned();
-        if wanted.is_some() && wanted != preset_type {
-            if let Some(t) = base.as_table_mut() {
+        if wanted.is_none() || wanted == preset_type {
+            continue;
+        }
+        let Some(t) = base.as_table_mut() else { continue };
+        match (section, wanted.as_ref().and_then(|w| w.as_str())) {
+            ("topology", Some(ty)) => {
+                let keep = crate::scenario::TopologySpec::keys_of(ty);
+                if let Some(toml::Value::Table(topo)) = t.get_mut("topology") {
+                    topo.retain(|k: &str, _| keep.contains(&k));
+                }
+            }
+            _ => {
                 t.remove(section);
             }
         }

@@ -54,6 +54,17 @@ impl Default for TopologySpec {
 }
 
 impl TopologySpec {
+    /// The keys a topology type takes (none for an unknown type); a test checks them against
+    /// the specs' fields.
+    pub fn keys_of(ty: &str) -> &'static [&'static str] {
+        match ty {
+            "torus" => &["shape", "wrap", "axes", "link_bandwidth", "link_latency"],
+            "mesh" => &["shape", "axes", "link_bandwidth", "link_latency"],
+            "fat_tree" => &["radix", "levels", "rails", "full_radix_top", "link_bandwidth", "link_latency"],
+            _ => &[],
+        }
+    }
+
     /// One direction of one link.
     pub fn link_bandwidth(&self) -> Bandwidth {
         match self {
@@ -480,6 +491,30 @@ mod tests {
         assert!(e.starts_with("routing.type") && e.contains("adaptive"), "{e}");
         let e = Scenario::from_toml_str("[workload]\ntype = 3\n").unwrap_err().to_string();
         assert!(e.starts_with("workload.type"), "{e}");
+    }
+
+    #[test]
+    fn topology_keys_match_the_specs_and_presets_keep_what_the_new_type_takes() {
+        let full = TorusSpec { wrap: Some(vec![true]), axes: Some(vec!["X".into()]), ..Default::default() };
+        let keys = |v: toml::Value| -> Vec<String> { v.as_table().unwrap().values().next().unwrap().as_table().unwrap().keys().cloned().collect() };
+        let mut torus = keys(toml::Value::try_from(TopologySpec::Torus(full)).unwrap());
+        let mut fat = keys(toml::Value::try_from(TopologySpec::FatTree(FatTreeSpec::default())).unwrap());
+        torus.sort();
+        fat.sort();
+        let sorted = |ty| {
+            let mut v: Vec<String> = TopologySpec::keys_of(ty).iter().map(|s| s.to_string()).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(torus, sorted("torus"));
+        assert_eq!(fat, sorted("fat_tree"));
+        assert_eq!(sorted("mesh"), torus.iter().filter(|k| *k != "wrap").cloned().collect::<Vec<_>>());
+        // A Tofu preset as a mesh keeps its shape and links, not its wrap-around.
+        let s = Scenario::from_toml_str("[machine]\npreset = \"tofu-k\"\n[topology]\ntype = \"mesh\"\n").unwrap();
+        match &s.topology {
+            TopologySpec::Mesh(t) => assert!(t.shape.len() == 6 && t.wrap.is_none() && t.link_latency == Time::from_ns(10)),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

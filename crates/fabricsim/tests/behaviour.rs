@@ -530,6 +530,17 @@ mod cores {
     use super::*;
 
     #[test]
+    fn open_loop_cores_pay_for_polling_though_the_traffic_ignores_completions() {
+        // Posting waits behind polling on the same core: with both costs, latency grows.
+        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        s.nic.software_overhead = Time::from_ns(40);
+        let post_only = Plan::new(&s).unwrap().run().unwrap();
+        s.nic.poll_overhead = Time::from_ns(40);
+        let both = Plan::new(&s).unwrap().run().unwrap();
+        assert!(both.latency_ns.mean > post_only.latency_ns.mean, "{} vs {}", both.latency_ns.mean, post_only.latency_ns.mean);
+    }
+
+    #[test]
     fn regression_a_ping_pong_waits_for_its_last_leg_to_be_polled() {
         // With a polling cost the last leg reaches the workload after it arrives: the run must
         // not stop before (it once reported 2n - 1 legs).

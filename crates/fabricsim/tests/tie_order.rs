@@ -87,6 +87,10 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
             "tornado, small buffers",
             &[("workload.type", "\"tornado\""), ("workload.load", "0.6"), ("router.buffer", "\"1KiB\""), ("sim.duration", "2us")],
         ),
+        (
+            "uniform, per-core costs",
+            &[("nic.software_overhead", "\"40ns\""), ("nic.poll_overhead", "\"40ns\""), ("nic.injection_engines", "2"), ("sim.duration", "2us")],
+        ),
         ("uniform, 4 engines, random selection", &[("nic.injection_engines", "4"), ("routing.selection", "random"), ("sim.duration", "2us")]),
         (
             "hot region on a mesh",

@@ -108,7 +108,8 @@ impl<O: Observer> Core<O> {
     /// (see `Simulation::end_instant`); `polled`: its core has already taken it.
     #[inline]
     pub(crate) fn hand_over(&mut self, d: Delivered, sent: bool, polled: bool) {
-        if self.listen || sent {
+        // A workload that does not listen still has its core poll (and pay for) completions.
+        if self.listen || sent || self.p.poll_overhead.ps() > 0 {
             self.handover.push(Handover { d, sent, polled });
             self.due = true;
         }

@@ -122,9 +122,15 @@ impl<O: Observer> Core<O> {
     /// those nodes inject.
     pub(crate) fn deal_arrivals(&mut self) {
         let mut list = std::mem::take(&mut self.arrivals);
+        // A rank's posts keep their order (equal keys, stable sort); Get data (several may leave
+        // one target in an instant) is told apart by the Get it answers.
         let key = |c: &Self, m: u32| {
             let msg = c.messages.get(m);
-            (c.node(msg.src), msg.op == GET_RESPONSE, msg.src)
+            let get = (msg.op == GET_RESPONSE).then(|| {
+                let g = c.gets.get(msg.tag as u32);
+                (g.initiator, g.created, g.tag, g.bytes)
+            });
+            (c.node(msg.src), msg.op == GET_RESPONSE, msg.src, get)
         };
         list.sort_by_key(|&m| key(self, m));
         for &m in &list {

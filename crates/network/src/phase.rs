@@ -105,5 +105,7 @@ impl<O: Observer> Core<O> {
             self.try_inject(node);
         }
         self.nic_due.clear();
+        // Dealing arrivals posted their nodes (setting `due`); every list is empty now.
+        self.due = false;
     }
 }

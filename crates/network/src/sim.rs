@@ -719,7 +719,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.poll_later(h.d);
                 } else if h.sent {
                     self.workload.sent(&h.d, &mut Api::new(c));
-                } else {
+                } else if c.listen {
                     self.workload.delivered(&h.d, &mut Api::new(c));
                 }
             }
