@@ -15,9 +15,15 @@
 //! packets that arrive together spread over equivalent outputs instead of all picking the one
 //! that looked free at the start of the instant.
 //!
-//! NICs work the same way: a message joining a queue, an engine finishing a packet, credit or
-//! a free host link post the node, and the phase lets its engines inject (engine 0 first: they
-//! share the host link and memory).
+//! NICs work the same way: messages that reach a NIC during the instant are dealt to its
+//! engines in an order of their own (by node, posts before Get data, then by posting rank: a
+//! rank's messages keep their order), and an engine finishing a packet, credit or a free host
+//! link post the node; the phase lets its engines inject (engine 0 first: they share the host
+//! link and memory).
+//!
+//! Before all this, the simulation hands the instant's completions to the workload, sorted by
+//! their own content (`Simulation::end_instant`), so what a workload posts in reaction does not
+//! depend on the order of events either; the receiving core's polling cost is assigned there.
 //!
 //! Posted outputs and nodes are handled in ascending id order, so the phase itself does not
 //! depend on the order in which they were posted (grants at different outputs are independent,
