@@ -362,14 +362,21 @@ impl<O: Observer> Core<O> {
     /// for that time. A release is an output-free event, which comes after head-ready events of
     /// the same instant, so "through the pipeline" is `ready_at <= now`, exactly when the
     /// packet's own event would have come first.
+    ///
+    /// When this release is the instant's last event and nothing waits for the phase, the
+    /// phase would run next with at most these two outputs (the next packet's and `out`), which
+    /// share nothing but, for ejection ports of one node, its memory: without a memory limit,
+    /// and unless the next packet's request posts something (a choice of hops, an output with
+    /// other requests), both are decided at once, as the phase would.
     #[inline(always)]
     fn after_release(&mut self, out: u32, q: u32) {
+        let alone = !self.due && self.p.memory_bandwidth.is_none() && !self.queue.instant_pending();
         let head = self.vcq[q as usize].head;
         if head != NIL {
             let h = self.packets.get(head);
             let ready_at = h.ready_at;
             if ready_at <= self.queue.now().ps() {
-                self.request(head, false);
+                self.request(head, alone);
             } else if !h.armed {
                 let l = if self.vcq[q as usize].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
                 self.queue.schedule_on(l, Time(ready_at), Ev::Ready(head));
@@ -378,7 +385,13 @@ impl<O: Observer> Core<O> {
         // Most outputs have no other requester when they free: the dense flag array answers
         // that without loading the output's record.
         if self.requested[out as usize / 64] & (1 << (out % 64)) != 0 {
-            self.post_arbitration(out);
+            // Still alone only if the next packet's request posted nothing (a choice of hops
+            // would be made in the phase, before this arbitration, and read its credit).
+            if alone && !self.due {
+                self.arbitrate(out);
+            } else {
+                self.post_arbitration(out);
+            }
         }
     }
 
