@@ -4,7 +4,7 @@
 
 use clap::{Parser, Subcommand};
 use fabricsim::{Error, Plan, Scenario};
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -69,9 +69,9 @@ enum Cmd {
         /// Only this system (e.g. TofuD, BGQ) or validation file stem.
         #[arg(long, value_name = "SYSTEM")]
         only: Option<String>,
-        /// Folder of validation files.
-        #[arg(long, default_value = "validation")]
-        dir: PathBuf,
+        /// Folder of validation files (default: the ones built into fabricsim).
+        #[arg(long)]
+        dir: Option<PathBuf>,
         /// Override a key in every row's scenario after the row's own (e.g.
         /// `--set sim.tie_order=shuffle`); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -100,6 +100,16 @@ fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
         });
     }
     Ok(s)
+}
+
+/// Where the human-readable output goes: standard error when data goes to standard output (a
+/// `--json -` or `--csv -`), so a script can parse standard output as it is.
+fn human(data_files: &[&Option<PathBuf>]) -> Box<dyn std::io::Write> {
+    if data_files.iter().any(|p| p.as_ref().is_some_and(|p| p.as_os_str() == "-")) {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    }
 }
 
 fn write_out(path: &PathBuf, text: &str) -> Result<(), Error> {
@@ -176,9 +186,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }
-            if json.as_ref().is_none_or(|p| p.as_os_str() != "-") {
-                print!("{}", report.summary());
-            }
+            let _ = write!(human(&[&json, &series]), "{}", report.summary());
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
             }
@@ -222,10 +230,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }
-            println!("{:>12} {:>14} {:>14} {:>14}", "bytes", "GB/s", "latency ns", "completion ns");
+            let mut out = human(&[&csv, &json]);
+            let _ = writeln!(out, "{:>12} {:>14} {:>14} {:>14}", "bytes", "GB/s", "latency ns", "completion ns");
             let f = |v: Option<f64>, d: usize| v.map(|x| format!("{x:.d$}")).unwrap_or_else(|| "-".into());
             for p in &pts {
-                println!(
+                let _ = writeln!(
+                    out,
                     "{:>12} {:>14} {:>14} {:>14}",
                     p.message_bytes,
                     f(p.throughput_gb_per_s, 3),
@@ -251,18 +261,20 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }
-            println!("{:>8} {:>10} {:>12} {:>12} {:>10}", "offered", "accepted", "mean ns", "p99 ns", "state");
+            let mut out = human(&[&csv, &json]);
+            let _ = writeln!(out, "{:>8} {:>10} {:>12} {:>12} {:>10}", "offered", "accepted", "mean ns", "p99 ns", "state");
             for p in &rep.points {
                 let state = if p.saturated { "SATURATED" } else { "ok" };
-                println!(
+                let _ = writeln!(
+                    out,
                     "{:>8.3} {:>10.4} {:>12.1} {:>12.1} {:>10}",
                     p.offered_load, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, state
                 );
             }
-            match rep.saturation_load {
-                Some(l) => println!("saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),
-                None => println!("saturation: not reached; peak accepted {:.4}", rep.saturation_throughput),
-            }
+            let _ = match rep.saturation_load {
+                Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),
+                None => writeln!(out, "saturation: not reached; peak accepted {:.4}", rep.saturation_throughput),
+            };
             if let Some(p) = csv {
                 write_out(&p, &rep.to_csv())?;
             }
@@ -272,7 +284,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
         Cmd::Validate { json, only, dir, set } => {
             let pb = progress_bar(0, "validating");
-            let rows = fabricsim::validate::validate_with(&dir, only.as_deref(), &set, |r| {
+            let rows = fabricsim::validate::validate_with(dir.as_deref(), only.as_deref(), &set, |r| {
                 if let Some(pb) = &pb {
                     pb.set_message(format!("validating: {} {}", r.system, r.figure));
                     pb.inc(1);
@@ -281,7 +293,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             if let Some(pb) = pb {
                 pb.finish_and_clear();
             }
-            print!("{}", fabricsim::validate::table(&rows));
+            let _ = write!(human(&[&json]), "{}", fabricsim::validate::table(&rows));
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&rows).expect("rows serialise"))?;
             }

@@ -225,3 +225,45 @@ fn run_writes_a_port_series_as_csv_or_json() {
     assert_eq!(code, 2);
     assert!(err.contains("--interval"), "{err}");
 }
+
+/// Run the binary in `dir` (not the repository root).
+fn fabricsim_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).current_dir(dir).output().expect("runs");
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn validate_works_from_any_directory_and_names_the_systems_when_none_matches() {
+    let elsewhere = std::env::temp_dir();
+    let (code, out, err) = fabricsim_in(&elsewhere, &["validate", "--only", "apenet"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("APEnet+") && out.contains("PASS"), "{out}");
+    let (code, _, err) = fabricsim_in(&elsewhere, &["validate", "--only", "cray"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--only") && err.contains("TofuD") && err.contains("BGQ"), "{err}");
+    // The built-in files are the repository's.
+    let dir = format!("{}/../../validation", env!("CARGO_MANIFEST_DIR"));
+    let mut on_disk: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().to_string()).collect();
+    on_disk.sort();
+    let built_in: Vec<String> = fabricsim::validate::BUILT_IN.iter().map(|(s, _)| s.to_string()).collect();
+    assert_eq!(built_in, on_disk, "a validation file is missing from validate::BUILT_IN");
+}
+
+#[test]
+fn data_on_standard_output_is_parseable_as_it_is() {
+    let ex = example("torus-uniform.toml");
+    for args in [
+        vec!["sweep", ex.as_str(), "--loads", "0.1,0.2", "--json", "-"],
+        vec!["validate", "--only", "apenet", "--json", "-"],
+        vec!["run", "--set", "topology.shape=[4,4]", "--json", "-"],
+    ] {
+        let (code, out, err) = fabricsim(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap_or_else(|e| panic!("{args:?}: stdout is not JSON ({e}): {out}"));
+        assert!(!err.is_empty(), "{args:?}: the human output went to standard error");
+    }
+    let (code, out, _) = fabricsim(&["sweep", ex.as_str(), "--loads", "0.1", "--csv", "-"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("offered_load,"), "{out}");
+}

@@ -182,37 +182,74 @@ fn run_row(system: &str, source: &str, r: &RowSpec, extra: &[String]) -> Result<
     })
 }
 
-/// Run every `*.toml` under `dir` (sorted), keeping systems whose name or file stem matches
-/// `only` (case-insensitive). `each` sees every row as it completes.
-pub fn validate(dir: &Path, only: Option<&str>, each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
+/// The validation files built into the binary (the repository's `validation/`), so `validate`
+/// works from any directory: (file stem, text).
+pub const BUILT_IN: &[(&str, &str)] = &[
+    ("apenet", include_str!("../../../validation/apenet.toml")),
+    ("bgq", include_str!("../../../validation/bgq.toml")),
+    ("dawning5000", include_str!("../../../validation/dawning5000.toml")),
+    ("tofu", include_str!("../../../validation/tofu.toml")),
+    ("tofu2", include_str!("../../../validation/tofu2.toml")),
+    ("tofud", include_str!("../../../validation/tofud.toml")),
+];
+
+/// Run every validation file: those under `dir` (`*.toml`, sorted), or the built-in ones
+/// ([`BUILT_IN`]) without a `dir`; keep systems whose name or file stem matches `only`
+/// (case-insensitive; no match is an error listing the systems). `each` sees every row as it
+/// completes.
+pub fn validate(dir: Option<&Path>, only: Option<&str>, each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
     validate_with(dir, only, &[], each)
+}
+
+/// The validation files of `dir` (or the built-in ones): (label for errors, stem, text).
+fn files(dir: Option<&Path>) -> Result<Vec<(String, String, String)>, Error> {
+    let Some(dir) = dir else {
+        return Ok(BUILT_IN.iter().map(|(stem, text)| (format!("validation/{stem}.toml"), stem.to_string(), text.to_string())).collect());
+    };
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).map_err(|e| Error::Io(format!("{}: {e}", p.display())))?;
+            let stem = p.file_stem().map(|s| s.to_string_lossy().to_string()).unwrap_or_default();
+            Ok((p.display().to_string(), stem, text))
+        })
+        .collect()
 }
 
 /// [`validate`] with `extra` overrides (`key=value`) applied to every row's scenario after its
 /// own, e.g. `sim.tie_order=shuffle` to check that no figure depends on the order of
 /// simultaneous events.
-pub fn validate_with(dir: &Path, only: Option<&str>, extra: &[String], mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| Error::Io(format!("{}: {e}", dir.display())))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    files.sort();
+pub fn validate_with(dir: Option<&Path>, only: Option<&str>, extra: &[String], mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
+    let mut parsed = Vec::new();
+    for (label, stem, text) in files(dir)? {
+        let f: File =
+            toml::from_str(&text).map_err(|e| ConfigError::new(label.clone(), e.message().lines().next().unwrap_or("malformed").to_string()))?;
+        parsed.push((label, stem.to_lowercase(), f));
+    }
+    if let Some(o) = only {
+        let o = o.to_lowercase();
+        if !parsed.iter().any(|(_, stem, f)| f.system.to_lowercase() == o || *stem == o) {
+            let known: Vec<&str> = parsed.iter().map(|(_, _, f)| f.system.as_str()).collect();
+            return Err(ConfigError::new("--only", format!("'{o}' matches no system (known: {})", known.join(", "))).into());
+        }
+    }
     let mut rows = Vec::new();
-    for path in files {
-        let text = std::fs::read_to_string(&path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        let f: File = toml::from_str(&text)
-            .map_err(|e| ConfigError::new(path.display().to_string(), e.message().lines().next().unwrap_or("malformed").to_string()))?;
-        let stem = path.file_stem().map(|s| s.to_string_lossy().to_lowercase()).unwrap_or_default();
+    for (label, stem, f) in &parsed {
         if let Some(o) = only {
             let o = o.to_lowercase();
-            if f.system.to_lowercase() != o && stem != o {
+            if f.system.to_lowercase() != o && *stem != o {
                 continue;
             }
         }
         for r in &f.row {
             let row = run_row(&f.system, &f.source, r, extra).map_err(|e| match e {
-                Error::Config(c) => Error::Config(ConfigError::new(format!("{} row '{}': {}", path.display(), r.figure, c.field), c.message)),
+                Error::Config(c) => Error::Config(ConfigError::new(format!("{label} row '{}': {}", r.figure, c.field), c.message)),
                 other => other,
             })?;
             each(&row);

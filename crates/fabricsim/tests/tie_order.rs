@@ -113,7 +113,7 @@ fn validation_rows_give_the_same_results_with_shuffled_ties() {
     // Every validation row (the papers' benchmarks on the machine presets), fixed and shuffled.
     let dir = root().join("validation");
     let simulated = |extra: &[String]| -> Vec<(String, f64)> {
-        let rows = fabricsim::validate::validate_with(Path::new(&dir), None, extra, |_| {}).unwrap();
+        let rows = fabricsim::validate::validate_with(Some(Path::new(&dir)), None, extra, |_| {}).unwrap();
         rows.into_iter().map(|r| (format!("{}: {}", r.system, r.figure), r.simulated)).collect()
     };
     let fixed = simulated(&[]);
