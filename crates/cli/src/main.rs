@@ -79,6 +79,13 @@ enum Cmd {
     },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
+    /// Print a scenario as it resolves (preset and overrides applied) as TOML.
+    Show {
+        scenario: Option<PathBuf>,
+        /// Override a key: `--set topology.shape=[4,4]` (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
     /// List the built-in machine presets, or print one as TOML.
     Presets {
         /// A preset name: print its TOML (with the source of every value).
@@ -302,6 +309,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Default => print!("{}", Scenario::default().to_toml_string()),
+        Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {
             for (name, about, _) in fabricsim::presets::PRESETS {
                 println!("{name:<14} {about}");

@@ -267,3 +267,24 @@ fn data_on_standard_output_is_parseable_as_it_is() {
     assert_eq!(code, 0);
     assert!(out.starts_with("offered_load,"), "{out}");
 }
+
+#[test]
+fn show_prints_the_resolved_scenario_and_reports_carry_it() {
+    let (code, out, err) = fabricsim(&["show", "--set", "machine.preset=bgq", "--set", "router.vcs=4"]);
+    assert_eq!(code, 0, "{err}");
+    let t: toml::Value = toml::from_str(&out).unwrap();
+    assert_eq!(t["router"]["vcs"].as_integer(), Some(4));
+    assert_eq!(t["topology"]["shape"].as_array().unwrap().len(), 5, "the preset's shape");
+    let (code, out, _) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.seed=7", "--json", "-"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let p = &v["provenance"];
+    assert_eq!((p["seed"].as_u64(), p["fabricsim_version"].as_str().is_some()), (Some(7), true));
+    // The scenario in the report runs again to the same result.
+    let dir = std::env::temp_dir().join(format!("fabricsim-again-{}.toml", std::process::id()));
+    std::fs::write(&dir, p["scenario"].as_str().unwrap()).unwrap();
+    let (code, again, _) = fabricsim(&["run", dir.to_str().unwrap(), "--json", "-"]);
+    assert_eq!(code, 0);
+    let w: serde_json::Value = serde_json::from_str(&again).unwrap();
+    assert_eq!((&w["latency_ns"], &w["packets_delivered"]), (&v["latency_ns"], &v["packets_delivered"]));
+}

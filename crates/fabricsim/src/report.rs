@@ -44,6 +44,18 @@ pub struct RunReport {
     pub packet_hops_per_second: f64,
     pub peak_packets_in_flight: usize,
     pub ports: Vec<PortReport>,
+    /// What produced this report: the fabricsim version, the seed and the resolved scenario
+    /// (preset and overrides applied, every key), enough to run it again.
+    pub provenance: Provenance,
+}
+
+/// What produced a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Provenance {
+    pub fabricsim_version: &'static str,
+    pub seed: u64,
+    /// The resolved scenario as TOML.
+    pub scenario: String,
 }
 
 impl RunReport {
@@ -83,6 +95,11 @@ impl RunReport {
             packet_hops_per_second: if wall > 0.0 { o.packet_hops as f64 / wall } else { 0.0 },
             peak_packets_in_flight: o.peak_packets,
             ports,
+            provenance: Provenance {
+                fabricsim_version: env!("CARGO_PKG_VERSION"),
+                seed: plan.scenario.sim.seed,
+                scenario: plan.scenario.to_toml_string(),
+            },
         }
     }
 
