@@ -319,7 +319,9 @@ pub struct UpDownSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SimSpec {
-    /// Seed of every random stream. Default 1.
+    /// Seed of every random stream. Default 1. (A seed above TOML's largest integer, 2^63 - 1,
+    /// is written as a string of digits, and read back from one.)
+    #[serde(with = "seed_text")]
     pub seed: u64,
     /// Open-loop: length of the measurement window. Default 20us.
     pub duration: Time,
@@ -439,6 +441,32 @@ impl Scenario {
     }
 }
 
+/// `sim.seed` as a TOML integer, or as a string of digits where it does not fit one.
+mod seed_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+        match i64::try_from(*seed) {
+            Ok(v) => s.serialize_i64(v),
+            Err(_) => s.serialize_str(&seed.to_string()),
+        }
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seed {
+        Int(u64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        match Seed::deserialize(d)? {
+            Seed::Int(v) => Ok(v),
+            Seed::Text(t) => t.parse().map_err(|_| serde::de::Error::custom(format!("'{t}' is not a seed (a whole number from 0 to 2^64 - 1)"))),
+        }
+    }
+}
+
 fn toml_error(e: toml::de::Error) -> ConfigError {
     let msg = e.message().to_string();
     ConfigError::new("scenario", msg.lines().next().unwrap_or("malformed TOML").to_string())
@@ -515,6 +543,18 @@ mod tests {
             TopologySpec::Mesh(t) => assert!(t.shape.len() == 6 && t.wrap.is_none() && t.link_latency == Time::from_ns(10)),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn any_seed_round_trips_through_toml() {
+        for seed in [0, 1, i64::MAX as u64, u64::MAX] {
+            let mut s = Scenario::default();
+            s.sim.seed = seed;
+            let back = Scenario::from_toml_str(&s.to_toml_string()).unwrap();
+            assert_eq!(back.sim.seed, seed);
+        }
+        let e = Scenario::from_toml_str("[sim]\nseed = \"lucky\"\n").unwrap_err().to_string();
+        assert!(e.starts_with("sim.seed"), "{e}");
     }
 
     #[test]
