@@ -443,7 +443,7 @@ impl Scenario {
 
 /// `sim.seed` as a TOML integer, or as a string of digits where it does not fit one.
 mod seed_text {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
         match i64::try_from(*seed) {
@@ -452,18 +452,26 @@ mod seed_text {
         }
     }
 
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Seed {
-        Int(u64),
-        Text(String),
+    struct Seed;
+
+    impl serde::de::Visitor<'_> for Seed {
+        type Value = u64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number from 0 to 2^64 - 1 (as a string of digits above 2^63 - 1)")
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<u64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<u64, E> {
+            u64::try_from(v).map_err(|_| E::custom(format!("{v} is negative: a seed is a whole number from 0 to 2^64 - 1")))
+        }
+        fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<u64, E> {
+            t.parse().map_err(|_| E::custom(format!("'{t}' is not a seed (a whole number from 0 to 2^64 - 1)")))
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
-        match Seed::deserialize(d)? {
-            Seed::Int(v) => Ok(v),
-            Seed::Text(t) => t.parse().map_err(|_| serde::de::Error::custom(format!("'{t}' is not a seed (a whole number from 0 to 2^64 - 1)"))),
-        }
+        d.deserialize_any(Seed)
     }
 }
 
