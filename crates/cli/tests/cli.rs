@@ -93,7 +93,7 @@ fn sweep_writes_csv_and_finds_saturation() {
     assert!(out.contains("SATURATED"), "{out}");
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.lines().count(), 3);
-    assert!(text.starts_with("offered_load,accepted_fraction"));
+    assert!(text.starts_with("offered_load,expected_fraction,accepted_fraction"), "{text}");
 }
 
 #[test]

@@ -45,6 +45,10 @@ pub struct WorkloadReport {
     pub completion_ns: Option<f64>,
     /// Messages the workload created.
     pub messages: u64,
+    /// Open-loop traffic: nodes that send at all (a permutation may leave some idle, e.g. the
+    /// diagonal of a transpose).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub senders: Option<u32>,
 }
 
 /// Calls `$body` with `$w` bound to the workload inside `$self`, whatever its variant: the one

@@ -72,7 +72,8 @@ impl OpenLoop {
     }
 
     pub fn report(&self) -> WorkloadReport {
-        WorkloadReport { messages: self.created, ..Default::default() }
+        let senders = if self.fixed.is_empty() { self.shape.nodes() } else { self.fixed.iter().filter(|d| d.is_some()).count() as u32 };
+        WorkloadReport { messages: self.created, senders: Some(senders), ..Default::default() }
     }
 }
 
