@@ -19,6 +19,7 @@ struct Cli {
 enum Cmd {
     /// Run a scenario (the built-in default when none is given) and print a summary.
     Run {
+        /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -36,7 +37,9 @@ enum Cmd {
     },
     /// Print the topology analysis of a scenario.
     Info {
+        /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
+        /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
         /// Print JSON instead of text.
@@ -45,6 +48,7 @@ enum Cmd {
     },
     /// Latency-load curve over offered loads, or a benchmark over message sizes.
     Sweep {
+        /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
         /// Comma-separated offered loads, e.g. 0.1,0.2,0.3 (open-loop workloads).
         #[arg(long, value_delimiter = ',', required_unless_present = "sizes", conflicts_with = "sizes")]
@@ -52,18 +56,19 @@ enum Cmd {
         /// Comma-separated message sizes, e.g. 1KiB,64KiB,1MiB (benchmark workloads).
         #[arg(long, value_delimiter = ',')]
         sizes: Vec<String>,
+        /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Write the curve as CSV to FILE.
+        /// Write the curve as CSV to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         csv: Option<PathBuf>,
-        /// Write the curve as JSON to FILE.
+        /// Write the curve as JSON to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
-    /// Reproduce the published figures under validation/ and compare (exit 1 if a row fails).
+    /// Reproduce the papers' published figures and compare (exit 1 if a row fails).
     Validate {
-        /// Write the rows as JSON to FILE.
+        /// Write the rows as JSON to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Only this system (e.g. TofuD, BGQ) or validation file stem.
@@ -81,6 +86,7 @@ enum Cmd {
     Default,
     /// Print a scenario as it resolves (preset and overrides applied) as TOML.
     Show {
+        /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]

@@ -288,3 +288,23 @@ fn show_prints_the_resolved_scenario_and_reports_carry_it() {
     let w: serde_json::Value = serde_json::from_str(&again).unwrap();
     assert_eq!((&w["latency_ns"], &w["packets_delivered"]), (&v["latency_ns"], &v["packets_delivered"]));
 }
+
+#[test]
+fn every_help_entry_has_a_description() {
+    for cmd in ["run", "info", "sweep", "validate", "default", "show", "presets"] {
+        let (code, out, _) = fabricsim(&[cmd, "--help"]);
+        assert_eq!(code, 0);
+        let mut section = false;
+        for line in out.lines() {
+            if line.ends_with(':') && !line.starts_with(' ') {
+                section = line == "Arguments:" || line == "Options:";
+                continue;
+            }
+            // An entry: "  NAME   description" (a name alone means no description).
+            if section && line.starts_with("  ") && !line.starts_with("      ") || section && line.trim_start().starts_with("--") {
+                let parts: Vec<&str> = line.trim().split("  ").filter(|p| !p.trim().is_empty()).collect();
+                assert!(parts.len() >= 2, "`fabricsim {cmd} --help`: no description for `{}`", line.trim());
+            }
+        }
+    }
+}
