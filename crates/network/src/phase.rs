@@ -67,15 +67,16 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// The instant is over: arbitrate every posted output, then let every posted NIC inject,
-    /// each in ascending id order. Nothing here posts again (grants and injections schedule
-    /// events, at later times unless a delay is zero; those are handled, and their posts
-    /// arbitrated, in a further phase of the same instant).
+    /// The instant is over. Packets with a choice of hops choose (by input VC); posted outputs
+    /// arbitrate; messages that reached NICs are dealt to engines; posted NICs inject; outputs
+    /// and nodes in ascending id order. Choices post arbitrations and dealing posts NICs, all
+    /// handled here; grants and injections post nothing (they schedule events, at later times
+    /// unless a delay is zero: those are handled, and their posts decided, in a further phase
+    /// of the same instant).
     #[inline(never)]
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
-        self.due = false;
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.
         let mut due = std::mem::take(&mut self.phase_scratch);

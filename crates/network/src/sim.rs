@@ -237,7 +237,8 @@ pub struct Core<O = ()> {
     pub(crate) nic_due: Vec<u32>,
     pub(crate) nic_mark: Vec<u64>,
     pub(crate) phase_scratch: Vec<u32>,
-    /// Whether any of the three lists above is non-empty.
+    /// Whether anything waits for the end of the instant (a posted output, node or choice, a
+    /// message to deal, a completion to hand over).
     pub(crate) due: bool,
     // bookkeeping
     /// Per source node: packets it has created (a packet's id is its source and this count, so
