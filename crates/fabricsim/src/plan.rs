@@ -6,7 +6,7 @@ use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
 use crate::workloads::BuildContext;
 use crate::Error;
 use fabricsim_core::{ConfigError, NodeId, Time};
-use fabricsim_network::{NetworkParams, PacketFormat, RunLimits, Simulation, Workload};
+use fabricsim_network::{NetworkParams, PacketFormat, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::Routing;
 use fabricsim_stats::Observer;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
@@ -220,21 +220,22 @@ impl Plan {
         let r = match &self.topology {
             Topology::Torus(t) => t.node_at(c),
             Topology::FatTree(f) => match c.as_slice() {
-                [n] if *n < f.nodes() => Ok(*n),
+                [n] if *n < f.nodes() => Ok(NodeId(*n)),
                 _ => Err(format!("{c:?} is not a single node id below {}", f.nodes())),
             },
         };
         r.map_err(|m| ConfigError::new(field, m).into())
     }
 
-    /// Two distinct nodes: `workload.src` and `workload.dst`.
-    pub(crate) fn endpoints(&self, src: &Option<Vec<u32>>, dst: &Option<Vec<u32>>) -> Result<(NodeId, NodeId), Error> {
+    /// The ranks on two distinct nodes, `workload.src` and `workload.dst` (a scenario runs one
+    /// rank per node, rank `r` on node `r`).
+    pub(crate) fn endpoints(&self, src: &Option<Vec<u32>>, dst: &Option<Vec<u32>>) -> Result<(Rank, Rank), Error> {
         let a = self.node_at("workload.src", src)?;
         let b = self.node_at("workload.dst", dst)?;
         if a == b {
             return Err(ConfigError::new("workload.dst", "is the same node as workload.src").into());
         }
-        Ok((a, b))
+        Ok((rank_on(a), rank_on(b)))
     }
 
     /// A fresh workload instance for one run. Workloads pinned to links read the port graph:
@@ -273,4 +274,9 @@ impl Plan {
     pub fn run(&self) -> Result<RunReport, Error> {
         self.run_with_progress(|_| {})
     }
+}
+
+/// The rank on `node` under the identity rank map scenarios use.
+pub(crate) fn rank_on(node: NodeId) -> Rank {
+    Rank(node.0)
 }

@@ -1,6 +1,7 @@
 //! The result of one run, as printed and as JSON.
 
 use crate::plan::Plan;
+use fabricsim_core::RouterId;
 use fabricsim_network::{Outcome, Simulation};
 use fabricsim_stats::{LatencySummary, PortReport};
 use fabricsim_topology::{PortGraph, PortKind, Topology};
@@ -153,7 +154,7 @@ impl RunReport {
     }
 }
 
-pub(crate) fn port_label(topo: &Topology, router: u32, local: u32) -> String {
+pub(crate) fn port_label(topo: &Topology, router: RouterId, local: u32) -> String {
     match topo {
         Topology::Torus(t) => match t.port_axis(local) {
             Some((a, d)) => format!("{}{}", t.names()[a], if d > 0 { "+" } else { "-" }),
@@ -169,15 +170,15 @@ pub(crate) fn port_label(topo: &Topology, router: u32, local: u32) -> String {
 
 fn port_reports(topo: &Topology, graph: &PortGraph, counters: &[fabricsim_stats::PortCounters], elapsed: u64) -> Vec<PortReport> {
     let mut v = Vec::new();
-    for r in 0..graph.routers {
+    for r in (0..graph.routers).map(RouterId) {
         for local in 0..graph.ports_of(r) {
-            let p = graph.port(r, local) as usize;
+            let p = graph.port(r, local).index();
             let kind = match graph.kind[p] {
                 PortKind::Network => "network",
                 PortKind::Terminal => "terminal",
                 PortKind::Unconnected => continue,
             };
-            v.push(PortReport::new(r, local, kind, port_label(topo, r, local), &counters[p], elapsed));
+            v.push(PortReport::new(r.0, local, kind, port_label(topo, r, local), &counters[p], elapsed));
         }
     }
     v

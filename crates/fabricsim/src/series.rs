@@ -5,7 +5,7 @@
 
 use crate::report::{port_label, RunReport};
 use crate::{Error, Plan};
-use fabricsim_core::{ConfigError, Time};
+use fabricsim_core::{ConfigError, PortId, Time};
 use fabricsim_stats::PortSeries;
 use fabricsim_topology::PortKind;
 use serde::Serialize;
@@ -59,10 +59,10 @@ impl Plan {
             .into_iter()
             .map(|s| {
                 let router = g.owner[s.port as usize];
-                let local = g.local(s.port);
+                let local = g.local(PortId(s.port));
                 SeriesRow {
                     t_ns: s.t_ns,
-                    router,
+                    router: router.0,
                     port: local,
                     kind: if g.kind[s.port as usize] == PortKind::Network { "network" } else { "terminal" },
                     label: port_label(&self.topology, router, local),

@@ -3,7 +3,7 @@
 use fabricsim::scenario::{TopologySpec, TorusSpec};
 use fabricsim::workloads::{LinkStreamsSpec, OpenLoopSpec, RoundTripSpec, StreamSpec, WorkloadSpec};
 use fabricsim::{Plan, Scenario};
-use fabricsim_core::{Bandwidth, Time};
+use fabricsim_core::{Bandwidth, NodeId, Time};
 use fabricsim_topology::Topology;
 use proptest::prelude::*;
 
@@ -74,7 +74,7 @@ mod zero_load_latency {
             s.router.delay = Time::from_ns(delay_ns);
             torus(&mut s).link_latency = Time::from_ns(lat_ns);
             let plan = Plan::new(&s).unwrap();
-            let hops = plan.topology.distance(a, b) as u64;
+            let hops = plan.topology.distance(NodeId(a), NodeId(b)) as u64;
             let r = plan.run().unwrap();
             let got = r.workload.one_way_latency_ns.unwrap();
             prop_assert!((got - closed_form(&s, hops, size)).abs() < 1e-6, "got {got}, hops {hops}");
@@ -128,7 +128,7 @@ mod zero_load_latency {
         );
         s.sim.seed = 1;
         let plan = Plan::new(&s).unwrap();
-        let hops = plan.topology.distance(0, 7) as u64; // links, NIC links included
+        let hops = plan.topology.distance(NodeId(0), NodeId(7)) as u64; // links, NIC links included
         assert_eq!(hops, 6);
         let r = plan.run().unwrap();
         let ser = s.topology.link_bandwidth().serialization(64);

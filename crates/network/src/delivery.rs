@@ -1,18 +1,18 @@
 //! The receiving side of a NIC: a packet's tail arrives (duplicate check, latency records), and
 //! a message whose bytes have all arrived completes.
 
-use crate::packet::{GET_REQUEST, GET_RESPONSE, NO_HINT};
+use crate::packet::{PacketId, GET_REQUEST, GET_RESPONSE, NO_HINT};
 use crate::sim::{lane, Core, Ev};
 use crate::workload::Delivered;
-use fabricsim_core::{SimError, Time};
-use fabricsim_nic::Op;
+use fabricsim_core::{NodeId, SimError, Time};
+use fabricsim_nic::{Op, Rank};
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
     /// Packet `pkt`'s tail has reached its destination NIC: count it (once), record its latency,
     /// and complete its message if this was the message's last byte (after the receive
     /// overhead, if any). Returns the completed message.
-    pub(crate) fn deliver(&mut self, pkt: u32) -> Option<Delivered> {
+    pub(crate) fn deliver(&mut self, pkt: PacketId) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
         let bits = &mut self.delivered_bits[p.src as usize];
@@ -37,7 +37,7 @@ impl<O: Observer> Core<O> {
         }
         let m = self.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;
-        self.obs.on_deliver(Time(now), p.dst, p.payload, Time(now - m.created));
+        self.obs.on_deliver(Time(now), NodeId(p.dst), p.payload, Time(now - m.created));
         let measured = m.measured;
         let rx = self.p.rx_overhead.ps();
         // A message of one packet with no receive overhead completes now: its latency and its
@@ -87,8 +87,8 @@ impl<O: Observer> Core<O> {
                 let g = *self.gets.get(m.tag as u32);
                 self.gets.remove(m.tag as u32);
                 let d = Delivered {
-                    src: g.initiator,
-                    dst: g.target,
+                    src: Rank(g.initiator),
+                    dst: Rank(g.target),
                     bytes: g.bytes,
                     op: Op::Get,
                     tag: g.tag,
@@ -98,7 +98,15 @@ impl<O: Observer> Core<O> {
                 Some(d)
             }
             _ => {
-                let d = Delivered { src: m.src, dst: m.dst, bytes: m.bytes, op: Op::Put, tag: m.tag, created: Time(m.created), delivered: Time(now) };
+                let d = Delivered {
+                    src: Rank(m.src),
+                    dst: Rank(m.dst),
+                    bytes: m.bytes,
+                    op: Op::Put,
+                    tag: m.tag,
+                    created: Time(m.created),
+                    delivered: Time(now),
+                };
                 Some(d)
             }
         }
@@ -119,7 +127,7 @@ impl<O: Observer> Core<O> {
     /// cost (one completion at a time); the workload hears of it then.
     pub(crate) fn poll_later(&mut self, d: Delivered) {
         let rank = if d.op == Op::Get { d.src } else { d.dst };
-        let core = &mut self.core_free[rank as usize];
+        let core = &mut self.core_free[rank.index()];
         *core = (*core).max(self.queue.now().ps()) + self.p.poll_overhead.ps();
         let at = *core;
         let note = self.notes.insert(d);
@@ -140,7 +148,7 @@ pub(crate) struct Handover {
 impl Handover {
     /// The order completions of one instant reach the workload: by the rank that hears of
     /// it, then by everything else they carry (two with equal keys are alike).
-    pub(crate) fn key(&self) -> (u32, bool, u32, u32, Time, u64, u64, bool, Time) {
+    pub(crate) fn key(&self) -> (Rank, bool, Rank, Rank, Time, u64, u64, bool, Time) {
         let d = &self.d;
         let rank = if self.sent || d.op == Op::Get { d.src } else { d.dst };
         (rank, self.sent, d.src, d.dst, d.created, d.tag, d.bytes, d.op == Op::Get, d.delivered)

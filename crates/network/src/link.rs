@@ -4,8 +4,8 @@
 //! run would put a partition boundary exactly here: both become messages that take effect a link
 //! latency later, and nothing else crosses.
 
-use crate::packet::{Packet, NIL};
-use crate::records::{credit_seen, InputVc, WAITER};
+use crate::packet::{Packet, PacketId};
+use crate::records::{credit_seen, InputVc, InputVcId, WAITER};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
@@ -28,25 +28,25 @@ pub(crate) fn forward(
     vcq: &mut [InputVc],
     packets: &mut [Packet],
     queue: &mut EventQueue<Ev>,
-    pkt: u32,
-    ds_q: u32,
+    pkt: PacketId,
+    ds_q: InputVcId,
     size: u32,
     tail: u64,
     ready: u64,
     back_to_back: bool,
 ) {
-    let d = &mut vcq[ds_q as usize];
+    let d = &mut vcq[ds_q.index()];
     d.credits -= size;
-    let first = d.tail == NIL && (!d.busy() || !back_to_back);
-    let p = &mut packets[pkt as usize];
-    (p.next, p.q, p.tail, p.ready_at, p.armed) = (NIL, ds_q, tail, ready, first);
-    if d.tail == NIL {
+    let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
+    let p = &mut packets[pkt.index()];
+    (p.next, p.q, p.tail, p.ready_at, p.armed) = (PacketId::NIL, ds_q, tail, ready, first);
+    if d.tail == PacketId::NIL {
         d.head = pkt;
     } else {
         let t = d.tail;
-        packets[t as usize].next = pkt;
+        packets[t.index()].next = pkt;
     }
-    vcq[ds_q as usize].tail = pkt;
+    vcq[ds_q.index()].tail = pkt;
     if first {
         queue.schedule_on(lane::HOP_READY, Time(ready), Ev::Ready(pkt));
     }
@@ -57,8 +57,8 @@ impl<O: Observer> Core<O> {
     /// credit latency later. Unless the sender waits for credit (or `silent` is off), the
     /// return needs no event: it waits in the buffer's slot until read (see `records.rs`).
     #[inline(always)]
-    pub(crate) fn return_credit(&mut self, q: u32, bytes: u32, now: u64, silent: bool) {
-        let v = &mut self.vcq[q as usize];
+    pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
+        let v = &mut self.vcq[q.index()];
         let delay = self.timing.credit_latency(v.up_class);
         if silent && delay > 0 && v.flags & WAITER == 0 {
             v.absorb(credit_seen(&self.queue));
@@ -68,7 +68,7 @@ impl<O: Observer> Core<O> {
                 return;
             }
         }
-        let up = self.upstream[self.vcs_div.div(q) as usize];
+        let up = self.upstream[self.vcs_div.div(q.0) as usize];
         if delay == 0 {
             self.on_credit(up, q, bytes);
         } else {

@@ -2,10 +2,10 @@
 //! split there), the deadlock watchdog and its report of stuck buffers.
 
 use crate::channel;
-use crate::packet::NIL;
+use crate::packet::{PacketId, NIL};
 use crate::records;
 use crate::sim::Core;
-use fabricsim_core::SimError;
+use fabricsim_core::{PortId, SimError};
 use fabricsim_stats::Observer;
 use fabricsim_stats::PortCounters;
 
@@ -65,7 +65,7 @@ impl<O: Observer> Core<O> {
         let mut v = Vec::new();
         for q in 0..self.vcq.len() {
             let h = self.vcq[q].head;
-            if h == NIL {
+            if h == PacketId::NIL {
                 continue;
             }
             let port = q as u32 / self.vcs;
@@ -82,9 +82,9 @@ impl<O: Observer> Core<O> {
                 } else {
                     self.vcq[(o.peer * self.vcs + vc as u32) as usize].credits_at(now).to_string()
                 };
-                format!(" -> out port {} vc {} (credits {credits})", self.graph.local(pk.out), vc)
+                format!(" -> out port {} vc {} (credits {credits})", self.graph.local(PortId(pk.out)), vc)
             };
-            v.push(format!("router {router} port {} vc {}{want}", self.graph.local(port), q as u32 % self.vcs));
+            v.push(format!("router {router} port {} vc {}{want}", self.graph.local(PortId(port)), q as u32 % self.vcs));
             if v.len() == 8 {
                 v.push("...".into());
                 break;

@@ -2,9 +2,11 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{GetState, Message, Packet, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::packet::{GetState, Message, Packet, PacketId, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
+use fabricsim_nic::Rank;
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
@@ -78,7 +80,7 @@ impl<O: Observer> Core<O> {
     }
 
     /// The oldest Get data posted by `node`'s NIC is ready to go.
-    pub(crate) fn answer_ready(&mut self, node: NodeId) {
+    pub(crate) fn answer_ready(&mut self, node: u32) {
         let m = self.answered.pop(&mut self.messages, node);
         self.enqueue_message(node, m);
     }
@@ -88,7 +90,7 @@ impl<O: Observer> Core<O> {
     /// depends on them only (see `Core::deal_arrivals`), or at once where that provably makes
     /// no difference: the instant's last event, nothing else waiting for the phase, one engine
     /// and one rank per node (the phase would then deal this message alone and inject it).
-    pub(crate) fn enqueue_message(&mut self, src: NodeId, m: u32) {
+    pub(crate) fn enqueue_message(&mut self, src: u32, m: u32) {
         if self.graph.engines == 1 && self.rank_node.is_empty() && !self.due && !self.queue.instant_pending() {
             // As from the phase: every credit return of the instant counts. Later sends of the
             // same handler find the engine as the phase would have left it.
@@ -103,7 +105,7 @@ impl<O: Observer> Core<O> {
 
     /// Deal message `m` to one of `node`'s engines, round-robin (as Tofu's communication layer
     /// deals messages to TNIs).
-    fn deal(&mut self, node: NodeId, m: u32) {
+    fn deal(&mut self, node: u32, m: u32) {
         let e_count = self.graph.engines;
         let e = self.nic_rr[node as usize];
         self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
@@ -143,14 +145,14 @@ impl<O: Observer> Core<O> {
     }
 
     /// Start packets on every idle engine that has a message and credit.
-    pub(crate) fn try_inject(&mut self, node: NodeId) {
+    pub(crate) fn try_inject(&mut self, node: u32) {
         for e in 0..self.graph.engines {
             self.try_inject_engine(node, e);
         }
     }
 
     /// Start one packet on engine `e` of `node` if it is idle, has a message and has credit.
-    fn try_inject_engine(&mut self, node: NodeId, e: u32) {
+    fn try_inject_engine(&mut self, node: u32, e: u32) {
         let now = self.queue.now().ps();
         let e_count = self.graph.engines;
         let tp = self.total_ports();
@@ -177,7 +179,7 @@ impl<O: Observer> Core<O> {
             return;
         }
         // The router input VC the engine feeds (and holds its credits).
-        let q = self.graph.attach[qi] * self.vcs + vc;
+        let q = InputVcId(self.graph.attach[qi].0 * self.vcs + vc);
         if self.credit(ps, vc as u8) < wire {
             // A credit return will call again.
             self.wait_for_credit(ps, q);
@@ -226,8 +228,8 @@ impl<O: Observer> Core<O> {
         if last && self.notify_sent && msg.op == PUT {
             // Local completion: the last packet has left the engine when its serialisation ends.
             let d = fabricsim_nic::Delivered {
-                src: msg.src,
-                dst: msg.dst,
+                src: Rank(msg.src),
+                dst: Rank(msg.dst),
                 bytes: msg.bytes,
                 op: fabricsim_nic::Op::Put,
                 tag: msg.tag,
@@ -244,7 +246,7 @@ impl<O: Observer> Core<O> {
         // single hop and no hint forces one.
         let (mut out, mut out_vc) = (NIL, 0);
         if self.lookahead && msg.hint == NO_HINT {
-            let port = self.graph.attach[qi];
+            let port = self.graph.attach[qi].0;
             if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, dst) {
                 (out, out_vc) = hop;
             }
@@ -252,7 +254,7 @@ impl<O: Observer> Core<O> {
         let ready = start + lat + self.p.terminal_router_delay.ps();
         // Behind a queued packet the head-ready event would find nothing to do: the release of
         // the packet ahead will see to this one (see `Core::grant`).
-        let first = self.vcq[q as usize].tail == NIL;
+        let first = self.vcq[q.index()].tail == PacketId::NIL;
         let pkt = self.packets.insert(Packet {
             seq,
             src: node,
@@ -263,7 +265,7 @@ impl<O: Observer> Core<O> {
             ready_at: ready,
             armed: first,
             tail: start + lat + ser,
-            next: NIL,
+            next: PacketId::NIL,
             q,
             out,
             out_vc,
@@ -274,8 +276,8 @@ impl<O: Observer> Core<O> {
             escaped: false,
         });
         self.push_q(q, pkt);
-        self.obs.on_inject(Time(start), node, wire);
-        self.vcq[q as usize].credits -= wire;
+        self.obs.on_inject(Time(start), NodeId(node), wire);
+        self.vcq[q.index()].credits -= wire;
         self.outs[ps as usize].busy_until = start + ser;
         self.in_network += 1;
         self.out.packets_injected += 1;

@@ -1,5 +1,7 @@
-//! Packets and messages live in slabs: flat vectors with free lists, addressed by `u32` handles,
+//! Packets and messages live in slabs: flat vectors with free lists, addressed by `u32` handles
 //! so the hot path never allocates once the slabs have grown to the working set.
+
+use crate::records::InputVcId;
 
 /// Sentinel for "no packet / no message".
 pub const NIL: u32 = u32::MAX;
@@ -24,9 +26,9 @@ pub struct Packet {
     /// When its tail has fully arrived in the buffer it occupies.
     pub tail: u64,
     /// Next packet in the same queue (input VC buffer).
-    pub next: u32,
+    pub next: PacketId,
     /// Global input-VC index (`port * vcs + vc`) of the buffer it occupies.
-    pub q: u32,
+    pub q: InputVcId,
     /// Global output port of its next hop (with [`Packet::out_vc`]) once known: chosen when it
     /// requests, or looked ahead when the routing gives a single hop (`NIL`: not yet known).
     pub out: u32,
@@ -126,41 +128,54 @@ impl MsgFifos {
     }
 }
 
-/// A vector of `T` with a free list.
-#[derive(Debug)]
-pub struct Slab<T> {
-    items: Vec<T>,
-    free: Vec<u32>,
+fabricsim_core::id_type!(
+    /// A packet in flight: its slot in the network's packet slab (reused once it is delivered;
+    /// not the packet's identity, which is its source node and `seq`).
+    PacketId
+);
+
+impl PacketId {
+    /// No packet (an empty queue's head, the end of a queue).
+    pub const NIL: PacketId = PacketId(u32::MAX);
 }
 
-impl<T: Copy> Default for Slab<T> {
+/// A vector of `T` with a free list, addressed by handles of type `K` (a `u32` newtype, or `u32`
+/// for slabs whose handles stay inside one module).
+#[derive(Debug)]
+pub struct Slab<T, K = u32> {
+    items: Vec<T>,
+    free: Vec<u32>,
+    handle: std::marker::PhantomData<K>,
+}
+
+impl<T: Copy, K> Default for Slab<T, K> {
     fn default() -> Self {
-        Slab { items: Vec::new(), free: Vec::new() }
+        Slab { items: Vec::new(), free: Vec::new(), handle: std::marker::PhantomData }
     }
 }
 
-impl<T: Copy> Slab<T> {
+impl<T: Copy, K: Copy + From<u32> + Into<u32>> Slab<T, K> {
     #[inline]
-    pub fn insert(&mut self, v: T) -> u32 {
+    pub fn insert(&mut self, v: T) -> K {
         if let Some(h) = self.free.pop() {
             self.items[h as usize] = v;
-            h
+            K::from(h)
         } else {
             self.items.push(v);
-            (self.items.len() - 1) as u32
+            K::from((self.items.len() - 1) as u32)
         }
     }
     #[inline]
-    pub fn remove(&mut self, h: u32) {
-        self.free.push(h);
+    pub fn remove(&mut self, h: K) {
+        self.free.push(h.into());
     }
     #[inline]
-    pub fn get(&self, h: u32) -> &T {
-        &self.items[h as usize]
+    pub fn get(&self, h: K) -> &T {
+        &self.items[h.into() as usize]
     }
     #[inline]
-    pub fn get_mut(&mut self, h: u32) -> &mut T {
-        &mut self.items[h as usize]
+    pub fn get_mut(&mut self, h: K) -> &mut T {
+        &mut self.items[h.into() as usize]
     }
     /// Every slot, live or free, indexed by handle (hot paths bind this once instead of going
     /// through the slab on each access).

@@ -34,14 +34,15 @@
 //! Cost: one bit and one push per posted output, and a check after each event whether the
 //! instant is over (a minimum over the queue's lane fronts).
 
+use crate::packet::PacketId;
 use crate::sim::Core;
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
     /// Let packet `pkt` choose among its candidate hops at the end of this instant.
     #[inline]
-    pub(crate) fn post_selection(&mut self, pkt: u32) {
-        self.select_due.push(pkt);
+    pub(crate) fn post_selection(&mut self, pkt: PacketId) {
+        self.select_due.push(pkt.0);
         self.due = true;
     }
 
@@ -85,7 +86,7 @@ impl<O: Observer> Core<O> {
             let packets = self.packets.slots();
             due.sort_unstable_by_key(|&p| packets[p as usize].q);
             for &pkt in &due {
-                self.select(pkt);
+                self.select(PacketId(pkt));
             }
             due.clear();
         }

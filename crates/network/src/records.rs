@@ -22,7 +22,7 @@
 //! instant count for events after the instant's credit events, and in the arbitration phase).
 
 use crate::channel;
-use crate::packet::NIL;
+use crate::packet::{PacketId, NIL};
 use crate::sim::lane;
 use fabricsim_engine::EventQueue;
 use fabricsim_stats::PortCounters;
@@ -120,13 +120,19 @@ pub(crate) const BUSY: u8 = 1;
 /// `InputVc::flags`: the sender waits for credit on this VC (returns travel as events).
 pub(crate) const WAITER: u8 = 2;
 
+fabricsim_core::id_type!(
+    /// An input VC buffer: `port * vcs + vc` over the global ports of the port graph (the
+    /// input side of `port`). Indexes the network's flat array of [`InputVc`] records.
+    InputVcId
+);
+
 /// One input VC buffer: its packet queue (an intrusive list through the packet slab), what the
 /// head asked for (so arbitration needs no packet lookup), and its sender's credits. 32 bytes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(32))]
 pub(crate) struct InputVc {
-    pub head: u32,
-    pub tail: u32,
+    pub head: PacketId,
+    pub tail: PacketId,
     /// Wire size of the head's request (and, while the head is being sent, of that packet).
     pub bytes: u32,
     /// Free bytes of this buffer as its sender sees them.
@@ -150,8 +156,8 @@ const _: () = assert!(std::mem::size_of::<InputVc>() == 32);
 impl Default for InputVc {
     fn default() -> Self {
         InputVc {
-            head: NIL,
-            tail: NIL,
+            head: PacketId::NIL,
+            tail: PacketId::NIL,
             bytes: 0,
             credits: 0,
             pend_at: u64::MAX,

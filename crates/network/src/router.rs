@@ -9,10 +9,10 @@
 
 use crate::channel;
 use crate::link;
-use crate::packet::{NIL, NO_HINT};
-use crate::records::{credit_seen, BUSY, WAITER};
+use crate::packet::{PacketId, NIL, NO_HINT};
+use crate::records::{credit_seen, InputVcId, BUSY, WAITER};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
-use fabricsim_core::Time;
+use fabricsim_core::{NodeId, PortId, RouterId, Time};
 use fabricsim_routing::{Header, Hop, Selection};
 use fabricsim_stats::Observer;
 use fabricsim_topology::PortKind;
@@ -27,9 +27,9 @@ fn mix(mut z: u64) -> u64 {
 
 impl<O: Observer> Core<O> {
     #[inline(always)]
-    pub(crate) fn on_ready(&mut self, pkt: u32) {
+    pub(crate) fn on_ready(&mut self, pkt: PacketId) {
         let q = self.packets.get(pkt).q;
-        let v = &self.vcq[q as usize];
+        let v = &self.vcq[q.index()];
         if v.head == pkt && !v.busy() {
             self.request(pkt, true);
         }
@@ -59,7 +59,7 @@ impl<O: Observer> Core<O> {
     /// right after it with this request alone: an idle, unrequested output with room is then
     /// granted at once, exactly as the phase would, without posting it.
     #[inline(always)]
-    pub(crate) fn request(&mut self, pkt: u32, alone: bool) {
+    pub(crate) fn request(&mut self, pkt: PacketId, alone: bool) {
         let p = self.packets.get(pkt);
         let (ahead, ahead_vc) = (p.out, p.out_vc);
         let (out, vc) = if ahead != NIL {
@@ -79,15 +79,15 @@ impl<O: Observer> Core<O> {
     /// arbitrates when it frees). Never granted here: another request of the same instant may
     /// come later.
     #[inline(always)]
-    pub(crate) fn post_request(&mut self, pkt: u32, out: u32, vc: u8, alone: bool) {
+    pub(crate) fn post_request(&mut self, pkt: PacketId, out: u32, vc: u8, alone: bool) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
         let (q, size, prio) = (p.q, p.wire_bytes, p.prio);
-        let v = &mut self.vcq[q as usize];
+        let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
-        let bit = q - o.qbase;
+        let bit = q.0 - o.qbase;
         if alone && !o.requested() && o.busy_until <= now && !self.due && !self.queue.instant_pending() && self.credit(out, vc) >= size {
             // What the phase would do (see `request`).
             self.grant(out, bit, q);
@@ -107,15 +107,15 @@ impl<O: Observer> Core<O> {
     /// 0), recording the global output port and VC; `None`: it has a choice to make (see
     /// [`Core::select`]).
     #[inline(never)]
-    fn route_here(&mut self, pkt: u32) -> Option<(u32, u8)> {
+    fn route_here(&mut self, pkt: PacketId) -> Option<(u32, u8)> {
         let p = self.packets.get(pkt);
         let (q, dst, hint, zone) = (p.q, p.dst, p.hint, p.zone);
-        let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 {
             return None;
         }
         let (router, base) = self.router_of(in_port);
-        let h = self.routing.route_single(router, in_port - base, in_vc as u8, dst)?;
+        let h = self.routing.route_single(RouterId(router), in_port - base, in_vc as u8, NodeId(dst))?;
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc) = (out, h.vc);
@@ -125,13 +125,13 @@ impl<O: Observer> Core<O> {
     /// End of the instant: packet `pkt` is routed (its header: destination, hint, zone, escape
     /// state), chooses among its candidates by the selection policy, then requests. Run in
     /// ascending order of input VC, so each choice sees the requests of the choices before it.
-    pub(crate) fn select(&mut self, pkt: u32) {
+    pub(crate) fn select(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
-        let hdr = Header { dst: p.dst, hint: p.hint, zone: p.zone, escaped: p.escaped };
+        let hdr = Header { dst: NodeId(p.dst), hint: p.hint, zone: p.zone, escaped: p.escaped };
         let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
-        let (in_port, in_vc) = self.vcs_div.div_rem(q);
+        let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
-        self.routing.route(router, in_port - base, in_vc as u8, &hdr, &mut self.cands);
+        self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.cands);
         let h = self.choose(router, base, size, id);
         let out = base + h.port;
         let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive());
@@ -193,7 +193,7 @@ impl<O: Observer> Core<O> {
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
                 if self.credit(out, v.out_vc) >= v.bytes {
-                    return self.grant(out, bit, qbase + bit);
+                    return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
             self.arbitrate_requests(out, mask);
@@ -228,7 +228,7 @@ impl<O: Observer> Core<O> {
             }
         }
         match best {
-            Some((_, bit)) => self.grant(out, bit, qbase + bit),
+            Some((_, bit)) => self.grant(out, bit, InputVcId(qbase + bit)),
             None => {
                 // Every requester lacks credit (an ejection port never does).
                 let o = &mut self.outs[out as usize];
@@ -241,7 +241,7 @@ impl<O: Observer> Core<O> {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
                     let vc = self.vcq[(qbase + bit) as usize].out_vc;
-                    self.wait_for_credit(out, ds_base + vc as u32);
+                    self.wait_for_credit(out, InputVcId(ds_base + vc as u32));
                 }
             }
         }
@@ -252,7 +252,7 @@ impl<O: Observer> Core<O> {
     /// The handlers that lead here (`on_ready`, `request`, `on_out_free`, `after_release`) are
     /// inlined into the event loop; this one is not: inlined into its three callers it spills
     /// registers (BENCHMARKS.md, session 6: +61 M instructions on the 50 us run, 7% slower).
-    fn grant(&mut self, out: u32, bit: u32, q: u32) {
+    fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
         let Core {
             obs,
             outs,
@@ -276,12 +276,12 @@ impl<O: Observer> Core<O> {
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
         let now = queue.now().ps();
         // Take the packet off its input VC, which stays busy until the tail has left.
-        let v = &mut vcq[q as usize];
+        let v = &mut vcq[q.index()];
         let pkt = v.head;
-        let p = &mut packets[pkt as usize];
+        let p = &mut packets[pkt.index()];
         v.head = p.next;
-        if p.next == NIL {
-            v.tail = NIL;
+        if p.next == PacketId::NIL {
+            v.tail = PacketId::NIL;
         }
         v.flags |= BUSY;
         let out_vc = v.out_vc;
@@ -308,9 +308,9 @@ impl<O: Observer> Core<O> {
             o.stalled = false;
             let s = &mut stall[out as usize];
             s.total_ps += now - s.since;
-            obs.on_credit_stall(out, Time(s.since), Time(now));
+            obs.on_credit_stall(PortId(out), Time(s.since), Time(now));
         }
-        obs.on_hop(out, Time(now), Time(finish), size);
+        obs.on_hop(PortId(out), Time(now), Time(finish), size);
         let back_to_back = o.busy_until == now;
         o.busy_until = finish;
         outcome.packet_hops += 1;
@@ -327,7 +327,7 @@ impl<O: Observer> Core<O> {
             *last_progress = (*last_progress).max(finish + lat);
             queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
         } else {
-            let ds_q = o.peer * *vcs + out_vc as u32;
+            let ds_q = InputVcId(o.peer * *vcs + out_vc as u32);
             // Lookahead routing: when the routing gives a single hop, the next router's output is
             // known now (it depends on nothing that can change before the packet gets there),
             // and is computed while the packet's record is at hand.
@@ -345,10 +345,10 @@ impl<O: Observer> Core<O> {
     }
 
     #[inline(always)]
-    pub(crate) fn on_out_free(&mut self, out: u32, q: u32, bytes: u32) {
+    pub(crate) fn on_out_free(&mut self, out: u32, q: InputVcId, bytes: u32) {
         let now = self.queue.now().ps();
         let silent = self.silent_credits;
-        self.vcq[q as usize].flags &= !BUSY;
+        self.vcq[q.index()].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
         self.return_credit(q, bytes, now, silent);
         self.after_release(out, q);
@@ -369,16 +369,16 @@ impl<O: Observer> Core<O> {
     /// and unless the next packet's request posts something (a choice of hops, an output with
     /// other requests), both are decided at once, as the phase would.
     #[inline(always)]
-    fn after_release(&mut self, out: u32, q: u32) {
+    fn after_release(&mut self, out: u32, q: InputVcId) {
         let alone = !self.due && self.p.memory_bandwidth.is_none() && !self.queue.instant_pending();
-        let head = self.vcq[q as usize].head;
-        if head != NIL {
+        let head = self.vcq[q.index()].head;
+        if head != PacketId::NIL {
             let h = self.packets.get(head);
             let ready_at = h.ready_at;
             if ready_at <= self.queue.now().ps() {
                 self.request(head, alone);
             } else if !h.armed {
-                let l = if self.vcq[q as usize].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
+                let l = if self.vcq[q.index()].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
                 self.queue.schedule_on(l, Time(ready_at), Ev::Ready(head));
             }
         }
@@ -397,8 +397,8 @@ impl<O: Observer> Core<O> {
 
     /// Sender `port` lacks credit on input VC `q`: later returns to `q` travel as events, and
     /// one in flight in its slot becomes an event at its arrival time.
-    pub(crate) fn wait_for_credit(&mut self, port: u32, q: u32) {
-        let d = &mut self.vcq[q as usize];
+    pub(crate) fn wait_for_credit(&mut self, port: u32, q: InputVcId) {
+        let d = &mut self.vcq[q.index()];
         d.flags |= WAITER;
         if d.pend_at != u64::MAX {
             let (at, bytes) = (d.pend_at, d.pend_bytes);
@@ -408,7 +408,7 @@ impl<O: Observer> Core<O> {
     }
 
     /// Send `bytes` of credit for input VC `q` to its sender `port` as an event arriving `at`.
-    pub(crate) fn credit_event(&mut self, at: u64, port: u32, q: u32, bytes: u32) {
+    pub(crate) fn credit_event(&mut self, at: u64, port: u32, q: InputVcId, bytes: u32) {
         let i = self.credit_returns.insert(CreditReturn { port, q, bytes });
         self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }
@@ -416,8 +416,8 @@ impl<O: Observer> Core<O> {
     /// Credits for input VC `q` reach its sender `port`, which tries again if it waits for them.
     /// (A sender that does not wait for credit on `q` decides at its next request or release;
     /// arbitrating here too could only reorder decisions taken at the same instant.)
-    pub(crate) fn on_credit(&mut self, port: u32, q: u32, bytes: u32) {
-        let d = &mut self.vcq[q as usize];
+    pub(crate) fn on_credit(&mut self, port: u32, q: InputVcId, bytes: u32) {
+        let d = &mut self.vcq[q.index()];
         d.credits += bytes;
         if d.flags & WAITER == 0 {
             return;

@@ -2,11 +2,11 @@
 //! loop, measurement windows and correctness guards.
 
 use crate::channel::ChannelTiming;
-use crate::packet::{Message, Packet, Slab, NIL};
+use crate::packet::{Message, Packet, PacketId, Slab, NIL};
 use crate::params::NetworkParams;
-use crate::records::{InputVc, OutPort, Stall};
-use crate::workload::{Api, Workload};
-use fabricsim_core::{Bandwidth, FastDiv, NodeId, SimError, Time};
+use crate::records::{InputVc, InputVcId, OutPort, Stall};
+use crate::workload::{Api, Rank, Workload};
+use fabricsim_core::{Bandwidth, FastDiv, NodeId, RouterId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
 use fabricsim_stats::Observer;
@@ -17,7 +17,7 @@ use fabricsim_topology::{PortGraph, PortKind};
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Ev {
     /// A packet's head has passed the router pipeline and may request an output.
-    Ready(u32),
+    Ready(PacketId),
     /// Output `out` finished sending the head packet of the input VC with request bit `bit` (its
     /// index within the router); the packet's size is still in that VC's record.
     OutFree { out: u32, bit: u8 },
@@ -27,10 +27,10 @@ pub(crate) enum Ev {
     /// wait for it).
     EngineFree(u32),
     /// A packet's tail reached its destination NIC.
-    Deliver(u32),
+    Deliver(PacketId),
     /// An ejection port finished sending packet `pkt` straight into an on-chip NIC: delivery
     /// and output release in one event (the packet still names its input VC and output).
-    EjectDone(u32),
+    EjectDone(PacketId),
     /// A workload timer.
     Wake(u32),
     /// The oldest message posted by a rank finished its sender-side processing and joins the
@@ -63,7 +63,7 @@ impl Default for Ev {
 pub(crate) struct CreditReturn {
     /// The sender the credit returns to, the input VC it frees space in, and how much.
     pub port: u32,
-    pub q: u32,
+    pub q: InputVcId,
     pub bytes: u32,
 }
 
@@ -189,7 +189,7 @@ pub struct Core<O = ()> {
     pub(crate) upstream: Vec<u32>,
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
-    pub(crate) packets: Slab<Packet>,
+    pub(crate) packets: Slab<Packet, PacketId>,
     /// Credit returns travelling as events.
     pub(crate) credit_returns: Slab<CreditReturn>,
     pub(crate) messages: Slab<Message>,
@@ -199,7 +199,7 @@ pub struct Core<O = ()> {
     pub(crate) nic_tail: Vec<u32>,
     pub(crate) nic_rr: Vec<u32>,
     /// The node of each rank (empty: one rank per node, rank = node).
-    pub(crate) rank_node: Vec<NodeId>,
+    pub(crate) rank_node: Vec<u32>,
     /// Per rank: messages posted and still in their sender-side processing, oldest first.
     pub(crate) posted: crate::packet::MsgFifos,
     /// Per node: Get data its NIC posted, still in the NIC's sender-side processing.
@@ -308,12 +308,12 @@ impl<O: Observer> Core<O> {
     }
 
     #[inline]
-    pub(crate) fn push_q(&mut self, q: u32, pkt: u32) {
-        self.packets.get_mut(pkt).next = NIL;
-        let v = &mut self.vcq[q as usize];
+    pub(crate) fn push_q(&mut self, q: InputVcId, pkt: PacketId) {
+        self.packets.get_mut(pkt).next = PacketId::NIL;
+        let v = &mut self.vcq[q.index()];
         let t = v.tail;
         v.tail = pkt;
-        if t == NIL {
+        if t == PacketId::NIL {
             v.head = pkt;
         } else {
             self.packets.get_mut(t).next = pkt;
@@ -321,7 +321,7 @@ impl<O: Observer> Core<O> {
     }
 
     /// Reserve memory time for `bytes` of uncached data at `node` (see [`reserve_memory`]).
-    pub(crate) fn reserve_memory(&mut self, node: NodeId, bytes: u32, write: bool) -> u64 {
+    pub(crate) fn reserve_memory(&mut self, node: u32, bytes: u32, write: bool) -> u64 {
         let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
         reserve_memory(&mut self.mem_free, bw, self.queue.now().ps(), node, bytes, write)
     }
@@ -337,7 +337,7 @@ impl<O: Observer> Core<O> {
 
     /// The node rank `r` runs on.
     #[inline(always)]
-    pub(crate) fn node(&self, r: u32) -> NodeId {
+    pub(crate) fn node(&self, r: u32) -> u32 {
         if self.rank_node.is_empty() {
             r
         } else {
@@ -345,7 +345,7 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    pub(crate) fn wake_at(&mut self, node: NodeId, at: Time) {
+    pub(crate) fn wake_at(&mut self, node: u32, at: Time) {
         let at = at.max(self.queue.now());
         self.queue.schedule(at, Ev::Wake(node));
     }
@@ -362,7 +362,7 @@ pub(crate) fn router_of(router_div: Option<FastDiv>, graph: &PortGraph, port: u3
         }
         None => {
             let r = graph.owner[port as usize];
-            (r, graph.port_offset[r as usize])
+            (r.0, graph.port_offset[r.index()])
         }
     }
 }
@@ -373,7 +373,7 @@ pub(crate) fn router_of(router_div: Option<FastDiv>, graph: &PortGraph, port: u3
 #[inline(always)]
 pub(crate) fn hop_ahead(router_div: Option<FastDiv>, graph: &PortGraph, routing: &Routing, port: u32, vc: u8, dst: u32) -> Option<(u32, u8)> {
     let (router, base) = router_of(router_div, graph, port);
-    routing.route_single(router, port - base, vc, dst).map(|h| (base + h.port, h.vc))
+    routing.route_single(RouterId(router), port - base, vc, NodeId(dst)).map(|h| (base + h.port, h.vc))
 }
 
 /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a
@@ -381,7 +381,7 @@ pub(crate) fn hop_ahead(router_div: Option<FastDiv>, graph: &PortGraph, routing:
 /// are done, `mem_free[2 * node + 1]` its writes. Reads and writes are served like a fair DRAM
 /// controller: each direction gets half the bandwidth while the other one is busy (reserved past
 /// now), all of it otherwise.
-pub(crate) fn reserve_memory(mem_free: &mut [u64], bw: Bandwidth, now: u64, node: NodeId, bytes: u32, write: bool) -> u64 {
+pub(crate) fn reserve_memory(mem_free: &mut [u64], bw: Bandwidth, now: u64, node: u32, bytes: u32, write: bool) -> u64 {
     let (me, other) = (2 * node as usize + write as usize, 2 * node as usize + !write as usize);
     let full = bw.serialization(bytes as u64).ps();
     let t = if mem_free[other] > now { 2 * full } else { full };
@@ -442,15 +442,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let mut vcq = vec![InputVc::default(); tp * vcs as usize];
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
             o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
-            o.qbase = graph.port_offset[graph.owner[p] as usize] * vcs;
+            o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
             o.peer = graph.peer[p];
             if graph.kind[p] == PortKind::Network {
                 upstream[p] = graph.peer[p];
             }
         }
         for (i, &gp) in graph.attach.iter().enumerate() {
-            upstream[gp as usize] = (tp + i) as u32;
-            outs[tp + i].peer = gp;
+            upstream[gp.index()] = (tp + i) as u32;
+            outs[tp + i].peer = gp.0;
         }
         // Every fed input VC starts with its whole buffer free.
         for (q, v) in vcq.iter_mut().enumerate() {
@@ -554,12 +554,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         if rank_node.is_empty() {
             return Err(fabricsim_core::ConfigError::new("ranks", "a rank map needs at least one rank").into());
         }
-        if let Some((r, &n)) = rank_node.iter().enumerate().find(|(_, &n)| n >= nodes) {
+        if let Some((r, &n)) = rank_node.iter().enumerate().find(|(_, &n)| n.0 >= nodes) {
             return Err(fabricsim_core::ConfigError::new("ranks", format!("rank {r} is placed on node {n}, beyond the {nodes} nodes")).into());
         }
         let c = &mut self.core;
         (c.posted, c.core_free) = (crate::packet::MsgFifos::new(rank_node.len()), vec![0; rank_node.len()]);
-        c.rank_node = rank_node;
+        c.rank_node = rank_node.into_iter().map(u32::from).collect();
         Ok(self)
     }
 
@@ -644,8 +644,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 if c.warm_releases {
                     c.warm_out_free();
                 }
-                let q = c.first_vc_of(out) + bit as u32;
-                let bytes = c.vcq[q as usize].bytes;
+                let q = InputVcId(c.first_vc_of(out) + bit as u32);
+                let bytes = c.vcq[q.index()].bytes;
                 c.on_out_free(out, q, bytes);
             }
             Ev::Credit(i) => {
@@ -675,7 +675,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             }
             Ev::Wake(node) => {
                 c.warm_wake();
-                self.workload.wake(node, &mut Api::new(c));
+                self.workload.wake(Rank(node), &mut Api::new(c));
                 // The workload may have finished; that matters only with nothing in flight.
                 let c = &mut self.core;
                 if c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0 {

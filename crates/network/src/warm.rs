@@ -33,14 +33,14 @@ impl<O: Observer> Core<O> {
         let k = AHEAD;
         let slots = self.packets.slots();
         let at = |i: u32| match self.queue.lane_ahead(lane::HOP_READY, i) {
-            Some(&Ev::Ready(pkt)) => slots.get(pkt as usize),
+            Some(&Ev::Ready(pkt)) => slots.get(pkt.index()),
             _ => None,
         };
         if let Some(p) = at(3 * k) {
             prefetch(p);
         }
         if let Some(p) = at(2 * k) {
-            if let Some(v) = self.vcq.get(p.q as usize) {
+            if let Some(v) = self.vcq.get(p.q.index()) {
                 prefetch(v);
             }
             if let Some(o) = self.outs.get(p.out as usize) {
@@ -72,7 +72,7 @@ impl<O: Observer> Core<O> {
                 prefetch(o);
             }
             if let Some(&gp) = self.graph.attach.get(first) {
-                if let Some(v) = self.vcq.get((gp * self.vcs) as usize) {
+                if let Some(v) = self.vcq.get((gp.0 * self.vcs) as usize) {
                     prefetch(v);
                 }
             }
@@ -101,12 +101,12 @@ impl<O: Observer> Core<O> {
         }
         match self.queue.lane_ahead(lane::OUT_FREE, 2 * k) {
             Some(&Ev::OutFree { out, bit }) => {
-                if let Some(p) = vc_of(out, bit).and_then(|v| slots.get(v.head as usize)) {
+                if let Some(p) = vc_of(out, bit).and_then(|v| slots.get(v.head.index())) {
                     prefetch(p);
                 }
             }
             Some(&Ev::EjectDone(pkt)) => {
-                if let Some(p) = slots.get(pkt as usize) {
+                if let Some(p) = slots.get(pkt.index()) {
                     prefetch(p);
                 }
             }
@@ -114,17 +114,17 @@ impl<O: Observer> Core<O> {
         }
         match self.queue.lane_ahead(lane::OUT_FREE, k) {
             Some(&Ev::OutFree { out, bit }) => {
-                let next = vc_of(out, bit).and_then(|v| slots.get(v.head as usize));
+                let next = vc_of(out, bit).and_then(|v| slots.get(v.head.index()));
                 if let Some(o) = next.and_then(|p| self.outs.get(p.out as usize)) {
                     prefetch(o);
                 }
             }
             Some(&Ev::EjectDone(pkt)) => {
-                if let Some(p) = slots.get(pkt as usize) {
+                if let Some(p) = slots.get(pkt.index()) {
                     if let Some(m) = self.messages.slots().get(p.msg as usize) {
                         prefetch(m);
                     }
-                    if let Some(v) = self.vcq.get(p.q as usize) {
+                    if let Some(v) = self.vcq.get(p.q.index()) {
                         prefetch(v);
                     }
                 }

@@ -15,16 +15,16 @@ impl<O: Observer> Nic for Core<O> {
         self.ranks()
     }
     fn node_of(&self, r: Rank) -> NodeId {
-        self.node(r)
+        NodeId(self.node(r.0))
     }
     fn post(&mut self, m: Message) {
         let hint = if m.hint == fabricsim_nic::NO_HINT { NO_HINT } else { m.hint };
         match m.op {
-            Op::Put => Core::send(self, m.src, m.dst, m.bytes, m.tag, hint, m.class, crate::packet::PUT),
-            Op::Get => self.post_get(m.src, m.dst, m.bytes, m.tag, hint, m.class),
+            Op::Put => Core::send(self, m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class, crate::packet::PUT),
+            Op::Get => self.post_get(m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class),
         }
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
-        Core::wake_at(self, rank, at)
+        Core::wake_at(self, rank.0, at)
     }
 }

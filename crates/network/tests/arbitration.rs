@@ -5,15 +5,15 @@
 //! packets cross one link each and reach the sink's router at the same instants, so its
 //! ejection port (as fast as a link) sees four requests at once, again and again.
 
-use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Workload};
+use fabricsim_core::Time;
+use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
 mod common;
 
-const SINK: NodeId = 4;
-const SOURCES: [NodeId; 4] = [1, 3, 5, 7];
+const SINK: Rank = Rank(4);
+const SOURCES: [Rank; 4] = [Rank(1), Rank(3), Rank(5), Rank(7)];
 
 /// Each source keeps `window` messages in flight to the sink until it has sent `count`;
 /// `prio[i]` is the class of source `i`. Deliveries are recorded in order.
@@ -22,7 +22,7 @@ struct Converge {
     window: u32,
     prio: [u8; 4],
     sent: [u32; 4],
-    order: Vec<(NodeId, Time)>,
+    order: Vec<(Rank, Time)>,
 }
 
 impl Converge {
@@ -59,7 +59,7 @@ impl Workload for Converge {
 
 /// Run `w` on the 3x3 mesh (one VC per port, so each source is one requester at the sink);
 /// `shuffle`: same-instant events in an order drawn from that seed.
-fn run(w: Converge, shuffle: Option<u64>) -> Vec<(NodeId, Time)> {
+fn run(w: Converge, shuffle: Option<u64>) -> Vec<(Rank, Time)> {
     let t = Torus::new(vec![3, 3], Some(vec![false, false]), None).unwrap();
     let g = t.build_graph(1);
     let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 1, 1).unwrap());
@@ -80,7 +80,7 @@ fn equal_requesters_are_served_in_turn() {
     // The four requests of an instant are all seen: every group of four consecutive grants
     // serves each source once (strict round-robin), from the first grant to the last.
     for (k, group) in order.chunks(4).enumerate() {
-        let mut srcs: Vec<NodeId> = group.iter().map(|d| d.0).collect();
+        let mut srcs: Vec<Rank> = group.iter().map(|d| d.0).collect();
         srcs.sort();
         assert_eq!(srcs, SOURCES.to_vec(), "grants {}..{} are not one per source: {group:?}", 4 * k, 4 * k + 4);
     }
@@ -102,14 +102,14 @@ fn a_higher_class_goes_first_and_the_rest_share_in_turn() {
     // Source 3 (index 1) is in class 1. Whenever its packet waits, it wins; it keeps a packet
     // waiting at every arbitration, so it is served alone until its messages run out.
     let order = run(Converge::new(40, [0, 1, 0, 0]), None);
-    let last_high = order.iter().rposition(|d| d.0 == 3).unwrap();
-    let low_before: Vec<&(NodeId, Time)> = order[..last_high].iter().filter(|d| d.0 != 3).collect();
+    let last_high = order.iter().rposition(|d| d.0 == Rank(3)).unwrap();
+    let low_before: Vec<&(Rank, Time)> = order[..last_high].iter().filter(|d| d.0 != Rank(3)).collect();
     assert!(low_before.is_empty(), "class-0 packets granted while class 1 waited: {low_before:?}");
     assert_eq!(last_high, 39);
     // The three class-0 sources then share in turn.
     for group in order[40..].chunks(3) {
-        let mut srcs: Vec<NodeId> = group.iter().map(|d| d.0).collect();
+        let mut srcs: Vec<Rank> = group.iter().map(|d| d.0).collect();
         srcs.sort();
-        assert_eq!(srcs, vec![1, 5, 7], "{group:?}");
+        assert_eq!(srcs, [1, 5, 7].map(Rank).to_vec(), "{group:?}");
     }
 }

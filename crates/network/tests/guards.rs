@@ -1,7 +1,7 @@
 //! Correctness guards: the deadlock watchdog and conservation, exercised on purpose.
 
-use fabricsim_core::{Bandwidth, NodeId, SimError, Time};
-use fabricsim_network::{Api, Delivered, NetworkParams, RunLimits, Simulation, Workload};
+use fabricsim_core::{Bandwidth, SimError, Time};
+use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 
 mod common;
@@ -22,8 +22,8 @@ impl Flood {
         Flood { n, shift, depth, via: None }
     }
 
-    fn send(&self, src: NodeId, api: &mut Api) {
-        let dst = (src + self.shift) % self.n;
+    fn send(&self, src: Rank, api: &mut Api) {
+        let dst = Rank((src.0 + self.shift) % self.n);
         match self.via {
             Some(port) => api.send_via(src, port, dst, 256, 0),
             None => api.send(src, dst, 256, 0),
@@ -35,7 +35,7 @@ impl Workload for Flood {
     fn start(&mut self, api: &mut Api) {
         for s in 0..self.n {
             for _ in 0..self.depth {
-                self.send(s, api);
+                self.send(Rank(s), api);
             }
         }
     }
@@ -92,9 +92,9 @@ struct TickingFlood {
 impl Workload for TickingFlood {
     fn start(&mut self, api: &mut Api) {
         self.flood.start(api);
-        api.wake_at(0, self.tick);
+        api.wake_at(Rank(0), self.tick);
     }
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
+    fn wake(&mut self, node: Rank, api: &mut Api) {
         api.wake_at(node, api.now() + self.tick);
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
@@ -157,8 +157,8 @@ fn with_spare_port_on_router_0(g: &fabricsim_topology::PortGraph) -> fabricsim_t
     h.kind.insert(spare, PortKind::Unconnected);
     h.peer = g.peer.iter().zip(&g.kind).map(|(&q, k)| if *k == PortKind::Network { map(q) } else { q }).collect();
     h.peer.insert(spare, UNCONNECTED);
-    h.owner.insert(spare, 0);
-    h.attach = g.attach.iter().map(|&p| map(p)).collect();
+    h.owner.insert(spare, fabricsim_core::RouterId(0));
+    h.attach = g.attach.iter().map(|&p| fabricsim_core::PortId(map(p.0))).collect();
     h
 }
 
@@ -170,7 +170,7 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
         let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
         let g = t.build_graph(2);
         let g = if spare { with_spare_port_on_router_0(&g) } else { g };
-        assert_eq!(g.ports_of(0) != g.ports_of(1), spare);
+        assert_eq!(g.ports_of(fabricsim_core::RouterId(0)) != g.ports_of(fabricsim_core::RouterId(1)), spare);
         let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap());
         let mut p = params(2);
         p.engines = 2;
@@ -309,10 +309,10 @@ struct Burst {
 
 impl Workload for Burst {
     fn start(&mut self, api: &mut Api) {
-        api.wake_at(0, self.at[0]);
+        api.wake_at(Rank(0), self.at[0]);
     }
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
-        api.send(node, 1, 256, 0);
+    fn wake(&mut self, node: Rank, api: &mut Api) {
+        api.send(node, Rank(1), 256, 0);
         self.next += 1;
         if let Some(&t) = self.at.get(self.next) {
             api.wake_at(node, t);
@@ -379,13 +379,13 @@ impl Sized {
 impl Workload for Sized {
     fn start(&mut self, api: &mut Api) {
         for s in 0..self.n {
-            api.wake_at(s, Time::ZERO);
+            api.wake_at(Rank(s), Time::ZERO);
         }
     }
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
+    fn wake(&mut self, node: Rank, api: &mut Api) {
         let bytes = self.sizes[self.sent % self.sizes.len()];
         self.sent += 1;
-        api.send(node, (node + self.shift) % self.n, bytes, 0);
+        api.send(node, Rank((node.0 + self.shift) % self.n), bytes, 0);
         let next = api.now() + self.period;
         if next < self.until {
             api.wake_at(node, next);

@@ -2,7 +2,7 @@
 //! software cost, ranks placed on nodes.
 
 use fabricsim_core::{NodeId, Time};
-use fabricsim_network::{Api, Delivered, Message, Op, RunLimits, Simulation, Workload};
+use fabricsim_network::{Api, Delivered, Message, Op, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
@@ -11,11 +11,11 @@ mod common;
 /// Posts `messages` at time zero from rank 0 to rank `to`, and records every callback.
 #[derive(Default)]
 struct Recorder {
-    to: u32,
+    to: Rank,
     messages: Vec<Message>,
     delivered: Vec<Delivered>,
     sent: Vec<Delivered>,
-    wakes: Vec<(u32, Time)>,
+    wakes: Vec<(Rank, Time)>,
     local: bool,
     /// When each completion reached the workload.
     heard: Vec<Time>,
@@ -28,7 +28,7 @@ impl Workload for Recorder {
         }
         api.wake_at(self.to, Time::from_ns(5));
     }
-    fn wake(&mut self, rank: u32, api: &mut Api) {
+    fn wake(&mut self, rank: Rank, api: &mut Api) {
         self.wakes.push((rank, api.now()));
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {
@@ -64,14 +64,18 @@ fn run(w: Recorder, tweak: impl Fn(&mut fabricsim_network::NetworkParams), ranks
 
 #[test]
 fn a_get_is_answered_by_the_target_nic_and_completes_at_the_initiator() {
-    let w = Recorder { to: 3, messages: vec![Message::get(0, 3, 2048).tag(7), Message::put(0, 3, 64).tag(8)], ..Default::default() };
+    let w = Recorder {
+        to: Rank(3),
+        messages: vec![Message::get(Rank(0), Rank(3), 2048).tag(7), Message::put(Rank(0), Rank(3), 64).tag(8)],
+        ..Default::default()
+    };
     let r = run(w, |_| {}, None);
     // Two completions only: the Get's (its data at rank 0) and the Put's; the target's workload
     // never sees the Get's request.
     let get = r.delivered.iter().find(|d| d.op == Op::Get).unwrap();
-    assert_eq!((get.src, get.dst, get.bytes, get.tag, get.created), (0, 3, 2048, 7, Time::ZERO));
+    assert_eq!((get.src, get.dst, get.bytes, get.tag, get.created), (Rank(0), Rank(3), 2048, 7, Time::ZERO));
     let put = r.delivered.iter().find(|d| d.op == Op::Put).unwrap();
-    assert_eq!((put.src, put.dst, put.tag), (0, 3, 8));
+    assert_eq!((put.src, put.dst, put.tag), (Rank(0), Rank(3), 8));
     assert_eq!(r.delivered.len(), 2);
     // Request one way (64 B) and 2 KiB back: longer than the Put of 64 B one way.
     assert!(get.delivered > put.delivered);
@@ -79,8 +83,8 @@ fn a_get_is_answered_by_the_target_nic_and_completes_at_the_initiator() {
 
 #[test]
 fn local_completion_comes_when_the_last_packet_leaves_and_only_when_asked() {
-    let msgs = vec![Message::put(0, 3, 1000).tag(1), Message::put(0, 3, 10).tag(2)];
-    let r = run(Recorder { to: 3, messages: msgs.clone(), local: true, ..Default::default() }, |_| {}, None);
+    let msgs = vec![Message::put(Rank(0), Rank(3), 1000).tag(1), Message::put(Rank(0), Rank(3), 10).tag(2)];
+    let r = run(Recorder { to: Rank(3), messages: msgs.clone(), local: true, ..Default::default() }, |_| {}, None);
     assert_eq!(r.sent.len(), 2);
     for s in &r.sent {
         let d = r.delivered.iter().find(|d| d.tag == s.tag).unwrap();
@@ -90,7 +94,7 @@ fn local_completion_comes_when_the_last_packet_leaves_and_only_when_asked() {
     // 1000 B at 5 GB/s (packets of 256, 256, 256 and 232 B, no headers): the last packet has
     // left the engine 200 ns after the first started.
     assert_eq!(r.sent.iter().find(|s| s.tag == 1).unwrap().delivered, Time(200_000));
-    let quiet = run(Recorder { to: 3, messages: msgs, local: false, ..Default::default() }, |_| {}, None);
+    let quiet = run(Recorder { to: Rank(3), messages: msgs, local: false, ..Default::default() }, |_| {}, None);
     assert!(quiet.sent.is_empty());
 }
 
@@ -98,7 +102,7 @@ fn local_completion_comes_when_the_last_packet_leaves_and_only_when_asked() {
 fn the_posting_core_pays_software_costs_one_after_another_and_the_nic_overlaps_its_own() {
     // Twenty one-packet messages posted at once to a neighbour.
     let last = |software: u64, nic: u64| {
-        let w = Recorder { to: 1, messages: (0..20).map(|i| Message::put(0, 1, 64).tag(i)).collect(), ..Default::default() };
+        let w = Recorder { to: Rank(1), messages: (0..20).map(|i| Message::put(Rank(0), Rank(1), 64).tag(i)).collect(), ..Default::default() };
         let r = run(
             w,
             |p| {
@@ -122,19 +126,23 @@ fn the_posting_core_pays_software_costs_one_after_another_and_the_nic_overlaps_i
 fn ranks_sit_on_nodes_by_the_rank_map_and_timers_are_per_rank() {
     // Ranks 0,1 on node 0 and ranks 2,3 on node 5: traffic between ranks goes between their
     // nodes, completions and timers name ranks.
-    let map = vec![0, 0, 5, 5];
-    let w = Recorder { to: 3, messages: vec![Message::put(1, 3, 64).tag(1), Message::put(0, 1, 64).tag(2)], ..Default::default() };
+    let map = [0, 0, 5, 5].map(NodeId).to_vec();
+    let w = Recorder {
+        to: Rank(3),
+        messages: vec![Message::put(Rank(1), Rank(3), 64).tag(1), Message::put(Rank(0), Rank(1), 64).tag(2)],
+        ..Default::default()
+    };
     let r = run(w, |_| {}, Some(map));
     let far = r.delivered.iter().find(|d| d.tag == 1).unwrap();
     let near = r.delivered.iter().find(|d| d.tag == 2).unwrap();
-    assert_eq!((far.src, far.dst, near.src, near.dst), (1, 3, 0, 1));
+    assert_eq!((far.src, far.dst, near.src, near.dst), (Rank(1), Rank(3), Rank(0), Rank(1)));
     assert!(far.delivered > near.delivered, "node 0 to node 5 is farther than within node 0");
-    assert_eq!(r.wakes, vec![(3, Time::from_ns(5))]);
+    assert_eq!(r.wakes, vec![(Rank(3), Time::from_ns(5))]);
     // A rank on a node that does not exist is refused.
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let routing = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
     let sim = Simulation::new(t.build_graph(1), routing, common::params(2), Recorder::default()).unwrap();
-    let e = sim.with_rank_map(vec![0, 8]).err().unwrap().to_string();
+    let e = sim.with_rank_map(vec![NodeId(0), NodeId(8)]).err().unwrap().to_string();
     assert!(e.starts_with("ranks") && e.contains("node 8"), "{e}");
 }
 
@@ -142,7 +150,11 @@ fn ranks_sit_on_nodes_by_the_rank_map_and_timers_are_per_rank() {
 fn the_receiving_core_polls_completions_one_at_a_time() {
     // Two one-hop Puts into rank 0 from its two neighbours arrive one packet time apart (they
     // share rank 0's ejection port).
-    let w = || Recorder { to: 3, messages: vec![Message::put(1, 0, 64).tag(1), Message::put(7, 0, 64).tag(2)], ..Default::default() };
+    let w = || Recorder {
+        to: Rank(3),
+        messages: vec![Message::put(Rank(1), Rank(0), 64).tag(1), Message::put(Rank(7), Rank(0), 64).tag(2)],
+        ..Default::default()
+    };
     let free = run(w(), |_| {}, None);
     let arrivals: Vec<Time> = free.delivered.iter().map(|d| d.delivered).collect();
     assert_eq!(arrivals[1] - arrivals[0], Time(12_800));
@@ -163,8 +175,9 @@ fn get_data_leaving_one_target_together_is_dealt_in_an_order_of_its_own() {
         let mut p = common::params(2);
         (p.engines, p.buffer_bytes, p.tx_overhead) = (2, 1024, Time::from_ns(30));
         let r = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 2, 2).unwrap());
-        let msgs = vec![Message::get(1, 0, 700).tag(1), Message::get(7, 0, 300).tag(2), Message::put(0, 4, 900).tag(3)];
-        let mut sim = Simulation::new(t.build_graph(2), r, p, Recorder { to: 3, messages: msgs, ..Default::default() }).unwrap();
+        let msgs =
+            vec![Message::get(Rank(1), Rank(0), 700).tag(1), Message::get(Rank(7), Rank(0), 300).tag(2), Message::put(Rank(0), Rank(4), 900).tag(3)];
+        let mut sim = Simulation::new(t.build_graph(2), r, p, Recorder { to: Rank(3), messages: msgs, ..Default::default() }).unwrap();
         if let Some(seed) = shuffle {
             sim = sim.with_tie_shuffle(seed);
         }

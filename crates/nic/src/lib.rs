@@ -20,8 +20,10 @@ pub mod mock;
 
 use fabricsim_core::{NodeId, Time};
 
-/// A process: the unit traffic is addressed to. Ranks sit on nodes through a rank map.
-pub type Rank = u32;
+fabricsim_core::id_type!(
+    /// A process: the unit traffic is addressed to. Ranks sit on nodes through a rank map.
+    Rank
+);
 
 /// No first-hop hint.
 pub const NO_HINT: u8 = u8::MAX;

@@ -50,7 +50,7 @@ impl Nic for MockNic {
         self.ranks
     }
     fn node_of(&self, r: Rank) -> NodeId {
-        r
+        NodeId(r.0)
     }
     fn post(&mut self, m: Message) {
         self.posted.push((self.now, m));

@@ -3,13 +3,13 @@
 //! channel to every channel a packet holding it may request next, has no cycle.
 
 use crate::{Candidates, Header, Routing};
-use fabricsim_core::NodeId;
+use fabricsim_core::{NodeId, PortId};
 use fabricsim_topology::{PortGraph, PortKind};
 use std::collections::{HashMap, HashSet};
 
 /// Build the dependency graph over all (src, dst) pairs given, following **every** candidate,
 /// and return a cycle if one exists. A deterministic routing must pass this.
-pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<(u32, u8)>> {
+pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<Channel>> {
     cycle_in(&dependencies(graph, routing, pairs, false))
 }
 
@@ -18,11 +18,12 @@ pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId
 /// edge goes from an escape channel to each escape channel a packet holding it may request
 /// next, directly or after any number of adaptive hops (adaptive channels may be held in
 /// between). A routing whose hops are all escape hops gets the plain check.
-pub fn find_escape_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<(u32, u8)>> {
+pub fn find_escape_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<Channel>> {
     cycle_in(&dependencies(graph, routing, pairs, true))
 }
 
-type Channel = (u32, u8);
+/// A channel: a global output port and a VC on it.
+pub type Channel = (PortId, u8);
 
 /// Channel dependencies of the routes between `pairs`, following every candidate. With
 /// `escape_only`, vertices are escape channels and a dependency runs from the last escape
@@ -36,14 +37,14 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
         }
         // Explore all candidate branches from the injection channel: (input port, VC, the
         // channel the dependency runs from, whether the packet is on the escape network).
-        let start = graph.attach[(src * graph.engines) as usize];
+        let start = graph.attach_of(src, 0);
         let mut stack = vec![(start, routing.injection_vc(), None::<Channel>, false)];
         let mut seen = HashSet::new();
         while let Some((in_port, vc, from, escaped)) = stack.pop() {
             if !seen.insert((in_port, vc, from, escaped)) {
                 continue;
             }
-            let router = graph.owner[in_port as usize];
+            let router = graph.owner[in_port.index()];
             let hdr = Header { escaped, ..Header::to(dst) };
             routing.route(router, graph.local(in_port), vc, &hdr, &mut cands);
             for h in cands.as_slice() {
@@ -53,10 +54,10 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
                 if let (Some(f), true) = (from, counts) {
                     edges.entry(f).or_default().insert(ch);
                 }
-                if graph.kind[out as usize] == PortKind::Network {
+                if graph.kind[out.index()] == PortKind::Network {
                     let next_from = if counts { Some(ch) } else { from };
                     let next_escaped = escaped || (h.escape && routing.is_adaptive());
-                    stack.push((graph.peer[out as usize], h.vc, next_from, next_escaped));
+                    stack.push((graph.peer_port(out), h.vc, next_from, next_escaped));
                 }
             }
         }
@@ -67,8 +68,8 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
 /// A cycle of the dependency graph `edges`, if it has one.
 fn cycle_in(edges: &HashMap<Channel, HashSet<Channel>>) -> Option<Vec<Channel>> {
     // Iterative DFS with colours.
-    let mut colour: HashMap<(u32, u8), u8> = HashMap::new();
-    let verts: Vec<(u32, u8)> = edges.keys().copied().collect();
+    let mut colour: HashMap<Channel, u8> = HashMap::new();
+    let verts: Vec<Channel> = edges.keys().copied().collect();
     for v in verts {
         if colour.get(&v).copied().unwrap_or(0) != 0 {
             continue;
@@ -85,7 +86,7 @@ fn cycle_in(edges: &HashMap<Channel, HashSet<Channel>>) -> Option<Vec<Channel>> 
                         stack.push((w, succ));
                     }
                     1 => {
-                        let mut cycle: Vec<(u32, u8)> = stack.iter().map(|(n, _)| *n).collect();
+                        let mut cycle: Vec<Channel> = stack.iter().map(|(n, _)| *n).collect();
                         let pos = cycle.iter().position(|&n| n == w).unwrap_or(0);
                         cycle.drain(..pos);
                         return Some(cycle);

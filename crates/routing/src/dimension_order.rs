@@ -120,7 +120,7 @@ impl DimensionOrder {
         let packed = fits.then(|| {
             (0..torus.nodes())
                 .map(|n| {
-                    let row = torus.coord_row(n);
+                    let row = torus.coord_row(NodeId(n));
                     steps.iter().enumerate().fold(0u64, |w, (i, s)| w | (row[s.axis as usize] as u64) << (8 * i))
                 })
                 .collect()
@@ -173,7 +173,7 @@ impl DimensionOrder {
     /// `false`: `port` is not a network port.
     fn route_via(&self, router: RouterId, port: u32, out: &mut Candidates) -> bool {
         let Some((axis, delta)) = self.torus.port_axis(port) else { return false };
-        self.push_port(port, self.torus.crosses_dateline(router, axis, delta), out);
+        self.push_port(port, self.torus.crosses_dateline(Torus::node_on(router), axis, delta), out);
         true
     }
 
@@ -236,7 +236,7 @@ impl DimensionOrder {
     #[inline(always)]
     fn next(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<(u32, bool)> {
         if let Some(packed) = &self.packed {
-            let (here, there) = (packed[router as usize], packed[dst as usize]);
+            let (here, there) = (packed[router.index()], packed[dst.index()]);
             let diff = here ^ there;
             if diff != 0 {
                 let i = diff.trailing_zeros() / 8;
@@ -250,7 +250,7 @@ impl DimensionOrder {
             }
         } else {
             let t = &self.torus;
-            let (here, there) = (t.coord_row(router), t.coord_row(dst));
+            let (here, there) = (t.coord_row(Torus::node_on(router)), t.coord_row(dst));
             // The first axis (in routing order) not yet corrected. A fixed-count loop and a bit
             // scan instead of an early exit: which axis is next is random per packet, and a
             // mispredicted branch per hop costs more than the few extra loads.

@@ -15,27 +15,27 @@ pub struct Channel {
 /// Route from `src` to `dst` (injection on `src`'s engine 0). Returns the channels traversed,
 /// the last one being the ejection port, or an error if the route loops or dead-ends.
 pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> Result<Vec<Channel>, String> {
-    let mut at = graph.attach[(src * graph.engines) as usize];
+    let mut at = graph.attach_of(src, 0);
     let mut vc = routing.injection_vc();
     let mut path = Vec::new();
     let mut cands = Candidates::default();
     let limit = graph.routers as usize * 4 + 8;
     loop {
-        let router = graph.owner[at as usize];
+        let router = graph.owner[at.index()];
         routing.route(router, graph.local(at), vc, &Header::to(dst), &mut cands);
         let Some(h) = cands.as_slice().first().copied() else {
             return Err(format!("no candidate at router {router} for destination {dst}"));
         };
         let out = graph.port(router, h.port);
         path.push(Channel { port: out, vc: h.vc });
-        match graph.kind[out as usize] {
+        match graph.kind[out.index()] {
             PortKind::Terminal => {
-                let n = graph.peer[out as usize];
+                let n = graph.terminal_node(out).expect("a terminal port has a node");
                 return if n == dst { Ok(path) } else { Err(format!("ejected at node {n}, wanted {dst}")) };
             }
             PortKind::Unconnected => return Err(format!("routed into unconnected port {out}")),
             PortKind::Network => {
-                at = graph.peer[out as usize];
+                at = graph.peer_port(out);
                 vc = h.vc;
             }
         }
@@ -48,7 +48,7 @@ pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> 
 /// Number of links crossed by a traced path, as counted by the topology's distance (terminal
 /// links of fat-trees included; a direct network's on-chip ejection excluded).
 pub fn link_hops(graph: &PortGraph, path: &[Channel], terminal_links: bool) -> u32 {
-    let net = path.iter().filter(|c| graph.kind[c.port as usize] == PortKind::Network).count() as u32;
+    let net = path.iter().filter(|c| graph.kind[c.port.index()] == PortKind::Network).count() as u32;
     if terminal_links {
         net + 2
     } else {

@@ -1,6 +1,7 @@
 //! Properties of the routing functions: routes reach their destination in the topology's
 //! distance, and every routing + VC scheme has an acyclic channel-dependency graph.
 
+use fabricsim_core::{NodeId, RouterId};
 use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, Header, Routing, RoutingSpec, NO_HINT};
 use fabricsim_topology::{FatTree, Topology, Torus};
 use proptest::prelude::*;
@@ -9,8 +10,8 @@ fn torus(shape: Vec<u32>, wrap: Vec<bool>) -> Topology {
     Topology::Torus(Torus::new(shape, Some(wrap), None).unwrap())
 }
 
-fn all_pairs(n: u32) -> Vec<(u32, u32)> {
-    (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).collect()
+fn all_pairs(n: u32) -> Vec<(NodeId, NodeId)> {
+    (0..n).flat_map(|a| (0..n).map(move |b| (NodeId(a), NodeId(b)))).collect()
 }
 
 fn dor(t: &Topology, order: Option<Vec<String>>, vcs: u8) -> Routing {
@@ -73,14 +74,14 @@ fn a_hint_forces_the_first_hop_only_where_the_packet_enters_from_its_nic() {
     let t = torus(vec![6], vec![true]);
     let r = dor(&t, None, 2);
     let (mut c, nic_port, minus) = (Candidates::default(), 2, 1);
-    r.route(0, nic_port, 0, &Header { hint: minus as u8, ..Header::to(1) }, &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header { hint: minus as u8, ..Header::to(NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == minus && h.escape), "{:?}", c.as_slice());
-    r.route(0, nic_port, 0, &Header::to(1), &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header::to(NodeId(1)), &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0), "{:?}", c.as_slice());
-    r.route(0, minus, 0, &Header { hint: minus as u8, ..Header::to(1) }, &mut c);
+    r.route(RouterId(0), minus, 0, &Header { hint: minus as u8, ..Header::to(NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0), "a hint is for the first hop: {:?}", c.as_slice());
     // A hint that names no network port is ignored.
-    r.route(0, nic_port, 0, &Header { hint: 9, ..Header::to(1) }, &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header { hint: 9, ..Header::to(NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0));
     assert_ne!(NO_HINT, minus as u8);
     assert_eq!((r.vcs(), r.engines()), (2, 2));
@@ -127,7 +128,7 @@ fn routing_order_changes_the_path() {
     let g = t.build_graph(1);
     let xy = dor(&t, Some(vec!["X".into(), "Y".into()]), 2);
     let yx = dor(&t, Some(vec!["Y".into(), "X".into()]), 2);
-    let (s, d) = (0, 1 + 4); // (0,0) -> (1,1)
+    let (s, d) = (NodeId(0), NodeId(1 + 4)); // (0,0) -> (1,1)
     let p1 = path::trace(&g, &xy, s, d).unwrap();
     let p2 = path::trace(&g, &yx, s, d).unwrap();
     assert_eq!(g.local(p1[0].port), 0); // X+ first
@@ -182,6 +183,7 @@ fn dor_fast_paths_agree_with_the_general_route() {
                 for dst in (0..t.nodes()).step_by(dst_step) {
                     for in_port in 0..ports {
                         for in_vc in 0..vcs {
+                            let (router, dst) = (RouterId(router), NodeId(dst));
                             packed.route(router, in_port, in_vc, &Header::to(dst), &mut a);
                             rows.route(router, in_port, in_vc, &Header::to(dst), &mut b);
                             assert_eq!(a.as_slice(), b.as_slice(), "{shape:?} {router}->{dst} in {in_port}/{in_vc}");

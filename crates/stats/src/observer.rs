@@ -9,23 +9,23 @@
 //! (they sit in the records a hop already touches, which is cheaper than a call per hop into
 //! separate arrays); the hooks carry the same events for anything else.
 
-use fabricsim_core::Time;
+use fabricsim_core::{NodeId, PortId, Time};
 
 /// Hooks called as a simulation runs. All default to doing nothing.
 pub trait Observer {
     /// A NIC engine started pushing a packet of `bytes` wire bytes from `node` into its router.
     #[inline(always)]
-    fn on_inject(&mut self, _at: Time, _node: u32, _bytes: u32) {}
+    fn on_inject(&mut self, _at: Time, _node: NodeId, _bytes: u32) {}
     /// Output `port` started sending a packet of `bytes` wire bytes at `start`; it is busy until
     /// `end` (a hop, ejection included). Between two such intervals the port is idle.
     #[inline(always)]
-    fn on_hop(&mut self, _port: u32, _start: Time, _end: Time, _bytes: u32) {}
+    fn on_hop(&mut self, _port: PortId, _start: Time, _end: Time, _bytes: u32) {}
     /// A packet's tail reached its destination `node`; `latency` since its message was created.
     #[inline(always)]
-    fn on_deliver(&mut self, _at: Time, _node: u32, _payload: u32, _latency: Time) {}
+    fn on_deliver(&mut self, _at: Time, _node: NodeId, _payload: u32, _latency: Time) {}
     /// Output `port` waited for credit from `since` until `until` (when it sent again).
     #[inline(always)]
-    fn on_credit_stall(&mut self, _port: u32, _since: Time, _until: Time) {}
+    fn on_credit_stall(&mut self, _port: PortId, _since: Time, _until: Time) {}
 }
 
 /// No observer.

@@ -6,7 +6,7 @@
 //! interval the run reaches.
 
 use crate::Observer;
-use fabricsim_core::Time;
+use fabricsim_core::{PortId, Time};
 
 /// Per-port utilisation and packet counts in intervals of `interval` (see the module docs).
 #[derive(Debug, Clone)]
@@ -86,8 +86,8 @@ impl PortSeries {
 }
 
 impl Observer for PortSeries {
-    fn on_hop(&mut self, port: u32, start: Time, end: Time, _bytes: u32) {
-        let (p, w) = (port as usize, self.interval_ps);
+    fn on_hop(&mut self, port: PortId, start: Time, end: Time, _bytes: u32) {
+        let (p, w) = (port.index(), self.interval_ps);
         let first = (start.ps() / w) as usize;
         self.grow(first);
         self.packets[first][p] += 1;
@@ -109,9 +109,9 @@ mod tests {
     #[test]
     fn busy_time_is_split_exactly_over_the_intervals() {
         let mut s = PortSeries::new(3, Time(100)).unwrap();
-        s.on_hop(1, Time(50), Time(320), 64); // 50 + 100 + 100 + 20
-        s.on_hop(2, Time(100), Time(200), 64);
-        s.on_hop(1, Time(320), Time(330), 64);
+        s.on_hop(PortId(1), Time(50), Time(320), 64); // 50 + 100 + 100 + 20
+        s.on_hop(PortId(2), Time(100), Time(200), 64);
+        s.on_hop(PortId(1), Time(320), Time(330), 64);
         assert_eq!(s.intervals(), 4);
         assert_eq!((0..4).map(|i| s.busy_ps(i, 1)).collect::<Vec<_>>(), vec![50, 100, 100, 30]);
         assert_eq!((0..4).map(|i| s.busy_ps(i, 2)).collect::<Vec<_>>(), vec![0, 100, 0, 0]);

@@ -139,13 +139,14 @@ fn fat_tree(f: &FatTree, engines: u32, bw: f64) -> Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fabricsim_core::NodeId;
 
     fn brute_average(t: &Topology) -> f64 {
         let n = t.nodes();
         let mut s = 0u64;
         for a in 0..n {
             for b in 0..n {
-                s += t.distance(a, b) as u64;
+                s += t.distance(NodeId(a), NodeId(b)) as u64;
             }
         }
         s as f64 / (n as f64 * (n as f64 - 1.0))
@@ -170,7 +171,7 @@ mod tests {
     fn diameter_matches_brute_force() {
         let t = Topology::Torus(Torus::new(vec![5, 4, 2], Some(vec![true, false, true]), None).unwrap());
         let n = t.nodes();
-        let brute = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| t.distance(a, b)).max().unwrap();
+        let brute = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| t.distance(NodeId(a), NodeId(b))).max().unwrap();
         assert_eq!(analyze(&t, 1, Bandwidth(1)).diameter, brute);
     }
 

@@ -98,14 +98,14 @@ impl FatTree {
     /// Router id of the switch at `level` (1-based), index `idx`, in `rail`.
     #[inline]
     pub fn router(&self, rail: u32, level: usize, idx: u32) -> RouterId {
-        rail * self.switches_per_rail + self.level_base[level] + idx
+        RouterId(rail * self.switches_per_rail + self.level_base[level] + idx)
     }
 
     /// (rail, level, index) of a router id.
     #[inline]
     pub fn locate(&self, router: RouterId) -> (u32, usize, u32) {
-        let rail = router / self.switches_per_rail;
-        let r = router % self.switches_per_rail;
+        let rail = router.0 / self.switches_per_rail;
+        let r = router.0 % self.switches_per_rail;
         let mut level = self.levels as usize;
         while self.level_base[level] > r {
             level -= 1;
@@ -122,7 +122,7 @@ impl FatTree {
     /// Digit `i` (1-based level) of a node's subtree address.
     #[inline]
     pub fn digit(&self, node: NodeId, level: usize) -> u32 {
-        (node / self.span(level - 1)) % self.children[level - 1]
+        (node.0 / self.span(level - 1)) % self.children[level - 1]
     }
 
     /// Highest level at which the addresses of `a` and `b` differ (0 if equal).
@@ -140,7 +140,7 @@ impl FatTree {
     pub fn covers(&self, level: usize, idx: u32, node: NodeId) -> bool {
         let a_count: u32 = self.count[level] / self.parents[..level].iter().product::<u32>();
         let a = idx % a_count;
-        node / self.span(level) == a
+        node.0 / self.span(level) == a
     }
 
     /// Local port of the up link `j` of a switch at `level`.
@@ -168,8 +168,8 @@ impl FatTree {
             for node in 0..self.nodes {
                 let leaf = self.router(rail, 1, node / m1);
                 let gp = g.port(leaf, node % m1);
-                g.kind[gp as usize] = PortKind::Terminal;
-                g.peer[gp as usize] = node;
+                g.kind[gp.index()] = PortKind::Terminal;
+                g.peer[gp.index()] = node;
                 g.attach[(node * self.rails + rail) as usize] = gp;
             }
             // Switch level i-1 to level i, for i in 2..=h.
@@ -187,10 +187,10 @@ impl FatTree {
                         let child = self.router(rail, i - 1, idx);
                         let up: PortId = g.port(child, self.up_port(i - 1, j));
                         let down: PortId = g.port(parent, digit);
-                        g.kind[up as usize] = PortKind::Network;
-                        g.kind[down as usize] = PortKind::Network;
-                        g.peer[up as usize] = down;
-                        g.peer[down as usize] = up;
+                        g.kind[up.index()] = PortKind::Network;
+                        g.kind[down.index()] = PortKind::Network;
+                        g.peer[up.index()] = down.0;
+                        g.peer[down.index()] = up.0;
                     }
                 }
             }
@@ -231,18 +231,18 @@ mod tests {
     fn locate_inverts_router() {
         let f = FatTree::new(4, 3, 2, false).unwrap();
         for r in 0..f.switches() {
-            let (rail, level, idx) = f.locate(r);
-            assert_eq!(f.router(rail, level, idx), r);
+            let (rail, level, idx) = f.locate(RouterId(r));
+            assert_eq!(f.router(rail, level, idx), RouterId(r));
         }
     }
 
     #[test]
     fn distances() {
         let f = FatTree::new(4, 3, 1, false).unwrap();
-        assert_eq!(f.distance(0, 1), 2);
-        assert_eq!(f.distance(0, 2), 4);
-        assert_eq!(f.distance(0, 7), 6);
-        assert_eq!(f.distance(5, 5), 0);
+        assert_eq!(f.distance(NodeId(0), NodeId(1)), 2);
+        assert_eq!(f.distance(NodeId(0), NodeId(2)), 4);
+        assert_eq!(f.distance(NodeId(0), NodeId(7)), 6);
+        assert_eq!(f.distance(NodeId(5), NodeId(5)), 0);
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct PortGraph {
     /// `port_offset[r]..port_offset[r+1]` are router r's ports. Length `routers + 1`.
     pub port_offset: Vec<u32>,
     pub kind: Vec<PortKind>,
+    /// Per port: the peer's global port (a network port) or node id (a terminal port), raw,
+    /// since it holds either; [`PortGraph::peer_port`] and [`PortGraph::terminal_node`] type it.
     pub peer: Vec<u32>,
     /// Global port each node engine attaches to: `attach[node * engines + e]`.
     pub attach: Vec<PortId>,
@@ -42,7 +44,7 @@ impl PortGraph {
     pub fn with_uniform_ports(routers: u32, nodes: u32, ports: u32, engines: u32) -> Self {
         let port_offset: Vec<u32> = (0..=routers).map(|r| r * ports).collect();
         let total = (routers * ports) as usize;
-        let owner = (0..routers).flat_map(|r| std::iter::repeat_n(r, ports as usize)).collect();
+        let owner = (0..routers).flat_map(|r| std::iter::repeat_n(RouterId(r), ports as usize)).collect();
         PortGraph {
             routers,
             nodes,
@@ -50,7 +52,7 @@ impl PortGraph {
             port_offset,
             kind: vec![PortKind::Unconnected; total],
             peer: vec![UNCONNECTED; total],
-            attach: vec![UNCONNECTED; (nodes * engines) as usize],
+            attach: vec![PortId(UNCONNECTED); (nodes * engines) as usize],
             owner,
             optical: Vec::new(),
         }
@@ -58,20 +60,20 @@ impl PortGraph {
 
     #[inline]
     pub fn port(&self, router: RouterId, local: u32) -> PortId {
-        self.port_offset[router as usize] + local
+        PortId(self.port_offset[router.index()] + local)
     }
     #[inline]
     pub fn local(&self, port: PortId) -> u32 {
-        port - self.port_offset[self.owner[port as usize] as usize]
+        port.0 - self.port_offset[self.owner[port.index()].index()]
     }
     pub fn ports_of(&self, router: RouterId) -> u32 {
-        self.port_offset[router as usize + 1] - self.port_offset[router as usize]
+        self.port_offset[router.index() + 1] - self.port_offset[router.index()]
     }
     pub fn total_ports(&self) -> u32 {
         *self.port_offset.last().unwrap_or(&0)
     }
     pub fn max_ports(&self) -> u32 {
-        (0..self.routers).map(|r| self.ports_of(r)).max().unwrap_or(0)
+        (0..self.routers).map(|r| self.ports_of(RouterId(r))).max().unwrap_or(0)
     }
     /// Router-to-router links, each bidirectional pair counted once.
     pub fn network_links(&self) -> u64 {
@@ -81,8 +83,18 @@ impl PortGraph {
     pub fn terminal_links(&self) -> u64 {
         self.kind.iter().filter(|k| **k == PortKind::Terminal).count() as u64
     }
+    /// The router port engine `engine` of `node` attaches to.
+    #[inline]
+    pub fn attach_of(&self, node: NodeId, engine: u32) -> PortId {
+        self.attach[(node.0 * self.engines + engine) as usize]
+    }
+    /// The port at the other end of a network port's link.
+    #[inline]
+    pub fn peer_port(&self, port: PortId) -> PortId {
+        PortId(self.peer[port.index()])
+    }
     /// Node attached at a terminal port.
     pub fn terminal_node(&self, port: PortId) -> Option<NodeId> {
-        (self.kind[port as usize] == PortKind::Terminal).then_some(self.peer[port as usize])
+        (self.kind[port.index()] == PortKind::Terminal).then_some(NodeId(self.peer[port.index()]))
     }
 }

@@ -33,8 +33,8 @@ pub fn optical_ports(torus: &Torus, graph: &PortGraph, block: &[u32]) -> Vec<boo
         if graph.kind[p as usize] != PortKind::Network {
             continue;
         }
-        let a = graph.owner[p as usize];
-        let b = graph.owner[graph.peer[p as usize] as usize];
+        let a = Torus::node_on(graph.owner[p as usize]);
+        let b = Torus::node_on(graph.owner[graph.peer[p as usize] as usize]);
         v[p as usize] = (0..torus.dims()).any(|ax| torus.coord(a, ax) / block[ax] != torus.coord(b, ax) / block[ax]);
     }
     v

@@ -12,7 +12,7 @@
 //! After the network ports come `engines` terminal ports, one per NIC injection/reception engine.
 
 use crate::graph::{PortGraph, PortKind, UNCONNECTED};
-use fabricsim_core::{ConfigError, NodeId};
+use fabricsim_core::{ConfigError, NodeId, RouterId};
 
 /// Where the ports of one axis sit in a router's port list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,14 +136,14 @@ impl Torus {
 
     #[inline]
     pub fn coord(&self, node: NodeId, axis: usize) -> u32 {
-        self.coord_table[node as usize * self.shape.len() + axis] as u32
+        self.coord_table[node.index() * self.shape.len() + axis] as u32
     }
 
     /// The coordinates of `node`, one per axis, straight from the coordinate table.
     #[inline]
     pub fn coord_row(&self, node: NodeId) -> &[u16] {
         let d = self.shape.len();
-        &self.coord_table[node as usize * d..][..d]
+        &self.coord_table[node.index() * d..][..d]
     }
 
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
@@ -162,7 +162,7 @@ impl Torus {
             }
             id += c * self.strides[a];
         }
-        Ok(id)
+        Ok(NodeId(id))
     }
 
     /// Node reached by moving `delta` (+1 or -1) along `axis`, if that link exists.
@@ -185,7 +185,7 @@ impl Torus {
         } else {
             return None;
         };
-        Some(node - c * self.strides[axis] + nc * self.strides[axis])
+        Some(NodeId(node.0 - c * self.strides[axis] + nc * self.strides[axis]))
     }
 
     /// Signed minimal offset from `a` to `b` along `axis`. On a ring, a tie between the two
@@ -249,11 +249,24 @@ impl Torus {
         (delta > 0 && c == k - 1) || (delta < 0 && c == 0)
     }
 
+    /// The router a node sits on: a torus has one router per node, with the same number.
+    #[inline(always)]
+    pub const fn router_of(node: NodeId) -> RouterId {
+        RouterId(node.0)
+    }
+
+    /// The node on a router (the inverse of [`Torus::router_of`]).
+    #[inline(always)]
+    pub const fn node_on(router: RouterId) -> NodeId {
+        NodeId(router.0)
+    }
+
     pub fn build_graph(&self, engines: u32) -> PortGraph {
         let n = self.nodes;
         let ppr = self.net_ports + engines;
         let mut g = PortGraph::with_uniform_ports(n, n, ppr, engines);
-        for node in 0..n {
+        for id in 0..n {
+            let (node, router) = (NodeId(id), Torus::router_of(NodeId(id)));
             for (axis, ap) in self.axis_ports.iter().enumerate() {
                 for j in 0..ap.count {
                     let local = ap.first + j;
@@ -261,30 +274,30 @@ impl Torus {
                     let target = if ap.count == 1 {
                         // length-2 mesh: the single port goes to the other coordinate.
                         let c = self.coord(node, axis);
-                        Some(if c == 0 { node + self.strides[axis] } else { node - self.strides[axis] })
+                        Some(NodeId(if c == 0 { id + self.strides[axis] } else { id - self.strides[axis] }))
                     } else {
                         self.step(node, axis, delta)
                     };
-                    let gp = g.port(node, local);
+                    let gp = g.port(router, local);
                     match target {
                         Some(t) => {
                             // Arrive on the peer's port of the opposite direction.
                             let back = if ap.count == 1 { ap.first } else { ap.first + 1 - j };
-                            g.peer[gp as usize] = g.port(t, back);
-                            g.kind[gp as usize] = PortKind::Network;
+                            g.peer[gp.index()] = g.port(Torus::router_of(t), back).0;
+                            g.kind[gp.index()] = PortKind::Network;
                         }
                         None => {
-                            g.peer[gp as usize] = UNCONNECTED;
-                            g.kind[gp as usize] = PortKind::Unconnected;
+                            g.peer[gp.index()] = UNCONNECTED;
+                            g.kind[gp.index()] = PortKind::Unconnected;
                         }
                     }
                 }
             }
             for e in 0..engines {
-                let gp = g.port(node, self.net_ports + e);
-                g.kind[gp as usize] = PortKind::Terminal;
-                g.peer[gp as usize] = node;
-                g.attach[(node * engines + e) as usize] = gp;
+                let gp = g.port(router, self.net_ports + e);
+                g.kind[gp.index()] = PortKind::Terminal;
+                g.peer[gp.index()] = id;
+                g.attach[(id * engines + e) as usize] = gp;
             }
         }
         g
@@ -311,15 +324,15 @@ mod tests {
     #[test]
     fn offsets_take_the_short_way_and_break_ties_positive() {
         let r = t(&[8], &[true]);
-        assert_eq!(r.offset(0, 3, 0), 3);
-        assert_eq!(r.offset(0, 5, 0), -3);
-        assert_eq!(r.offset(0, 4, 0), 4);
-        assert_eq!(r.offset(6, 2, 0), 4);
+        assert_eq!(r.offset(NodeId(0), NodeId(3), 0), 3);
+        assert_eq!(r.offset(NodeId(0), NodeId(5), 0), -3);
+        assert_eq!(r.offset(NodeId(0), NodeId(4), 0), 4);
+        assert_eq!(r.offset(NodeId(6), NodeId(2), 0), 4);
         let m = t(&[8], &[false]);
-        assert_eq!(m.offset(7, 0, 0), -7);
+        assert_eq!(m.offset(NodeId(7), NodeId(0), 0), -7);
         let two = t(&[2], &[true]);
-        assert_eq!(two.offset(1, 0, 0), 1);
-        assert_eq!(two.offset(0, 1, 0), 1);
+        assert_eq!(two.offset(NodeId(1), NodeId(0), 0), 1);
+        assert_eq!(two.offset(NodeId(0), NodeId(1), 0), 1);
     }
 
     #[test]

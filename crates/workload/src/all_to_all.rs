@@ -4,8 +4,8 @@
 //! large machines.
 
 use crate::WorkloadReport;
-use fabricsim_core::{NodeId, Time};
-use fabricsim_nic::{Api, Delivered, Workload};
+use fabricsim_core::Time;
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
 pub struct AllToAll {
     n: u32,
@@ -23,11 +23,11 @@ impl AllToAll {
         AllToAll { n: nodes, bytes, window: window.max(1), next_k: vec![1; nodes as usize], remaining: total, total, last: Time::ZERO }
     }
 
-    fn post(&mut self, src: NodeId, api: &mut Api) {
-        let k = self.next_k[src as usize];
+    fn post(&mut self, src: Rank, api: &mut Api) {
+        let k = self.next_k[src.index()];
         if k < self.n {
-            self.next_k[src as usize] += 1;
-            api.send(src, (src + k) % self.n, self.bytes, 0);
+            self.next_k[src.index()] += 1;
+            api.send(src, Rank((src.0 + k) % self.n), self.bytes, 0);
         }
     }
 
@@ -47,7 +47,7 @@ impl Workload for AllToAll {
     fn start(&mut self, api: &mut Api) {
         for src in 0..self.n {
             for _ in 0..self.window {
-                self.post(src, api);
+                self.post(Rank(src), api);
             }
         }
     }

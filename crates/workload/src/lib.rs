@@ -27,8 +27,7 @@ pub use pingpong::PingPong;
 pub use rdma_get::RdmaGet;
 pub use throughput::Throughput;
 
-use fabricsim_core::NodeId;
-use fabricsim_nic::{Api, Delivered, Workload};
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 use serde::Serialize;
 
 /// Workload-specific results (fields not meaningful for a workload are `None`).
@@ -89,7 +88,7 @@ impl Workload for AnyWorkload {
     fn start(&mut self, api: &mut Api) {
         each_workload!(self, w => w.start(api))
     }
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
+    fn wake(&mut self, node: Rank, api: &mut Api) {
         each_workload!(self, w => w.wake(node, api))
     }
     fn delivered(&mut self, m: &Delivered, api: &mut Api) {

@@ -8,15 +8,15 @@
 //! Throughput is all payload delivered over the time until the last message arrived.
 
 use crate::WorkloadReport;
-use fabricsim_core::{NodeId, Time};
-use fabricsim_nic::{Api, Delivered, Workload};
+use fabricsim_core::Time;
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
 /// One stream: from `src` out of local port `port` to `dst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stream {
-    pub src: NodeId,
+    pub src: Rank,
     pub port: u8,
-    pub dst: NodeId,
+    pub dst: Rank,
 }
 
 pub struct LinkStreams {

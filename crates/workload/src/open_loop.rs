@@ -6,8 +6,8 @@
 use crate::pattern::{Pattern, Shape};
 use crate::WorkloadReport;
 use fabricsim_core::rng::Stream;
-use fabricsim_core::{NodeId, RngStreams, Time};
-use fabricsim_nic::{Api, Delivered, Workload};
+use fabricsim_core::{RngStreams, Time};
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 use rand::Rng;
 
 pub struct OpenLoop {
@@ -20,10 +20,10 @@ pub struct OpenLoop {
     /// Each node's next message, drawn one wake-up early: its destination (`None`: the
     /// pattern gives none) and the gap after it. A node's draws keep their order; drawing early
     /// lets the logarithm's latency overlap other work instead of delaying the timer it sets.
-    next: Vec<(Option<NodeId>, Time)>,
+    next: Vec<(Option<Rank>, Time)>,
     /// Each node's destination when the pattern is a permutation (tabulated once: computing it
     /// takes a division per axis per message), else empty.
-    fixed: Vec<Option<NodeId>>,
+    fixed: Vec<Option<Rank>>,
     created: u64,
 }
 
@@ -36,7 +36,7 @@ impl OpenLoop {
         let fixed = if pattern.is_permutation() {
             // A permutation draws nothing, so any generator will do.
             let mut rng = seeds.stream(0, 0);
-            (0..n).map(|src| pattern.destination(&shape, src, &mut rng)).collect()
+            (0..n).map(|src| pattern.destination(&shape, Rank(src), &mut rng)).collect()
         } else {
             Vec::new()
         };
@@ -52,8 +52,8 @@ impl OpenLoop {
         }
     }
 
-    fn gap(&mut self, node: NodeId) -> Time {
-        let u: f64 = self.rngs[node as usize].gen::<f64>();
+    fn gap(&mut self, node: Rank) -> Time {
+        let u: f64 = self.rngs[node.index()].gen::<f64>();
         let g = -(1.0 - u).ln() * self.mean_gap_ps;
         // Rounded half up (`g` is not negative): `f64::round` is a library call on baseline
         // x86-64.
@@ -62,12 +62,9 @@ impl OpenLoop {
 
     /// Draw `node`'s next message: destination, then the gap after it.
     #[inline(always)]
-    fn draw(&mut self, node: NodeId) -> (Option<NodeId>, Time) {
-        let dst = if self.fixed.is_empty() {
-            self.pattern.destination(&self.shape, node, &mut self.rngs[node as usize])
-        } else {
-            self.fixed[node as usize]
-        };
+    fn draw(&mut self, node: Rank) -> (Option<Rank>, Time) {
+        let dst =
+            if self.fixed.is_empty() { self.pattern.destination(&self.shape, node, &mut self.rngs[node.index()]) } else { self.fixed[node.index()] };
         (dst, self.gap(node))
     }
 
@@ -84,7 +81,7 @@ impl Workload for OpenLoop {
         }
         // A second run of the same simulation starts over with fresh draws.
         self.next.clear();
-        for node in 0..self.shape.nodes() {
+        for node in (0..self.shape.nodes()).map(Rank) {
             let g = self.gap(node);
             api.wake_at(node, g);
             let next = self.draw(node);
@@ -92,9 +89,9 @@ impl Workload for OpenLoop {
         }
     }
 
-    fn wake(&mut self, node: NodeId, api: &mut Api) {
-        let (dst, g) = self.next[node as usize];
-        self.next[node as usize] = self.draw(node);
+    fn wake(&mut self, node: Rank, api: &mut Api) {
+        let (dst, g) = self.next[node.index()];
+        self.next[node.index()] = self.draw(node);
         if let Some(dst) = dst {
             api.send(node, dst, self.payload, 0);
             self.created += 1;

@@ -2,7 +2,8 @@
 //! coordinates are the torus's; on a fat-tree a node id is a single coordinate on a ring of all
 //! nodes (so "nearest neighbour" means id +/- 1).
 
-use fabricsim_core::{ConfigError, NodeId};
+use fabricsim_core::ConfigError;
+use fabricsim_nic::Rank;
 use fabricsim_topology::Topology;
 use rand::Rng;
 
@@ -23,13 +24,14 @@ impl Shape {
     pub fn nodes(&self) -> u32 {
         self.dims.iter().product()
     }
-    pub fn coords(&self, n: NodeId) -> Vec<u32> {
+    pub fn coords(&self, n: Rank) -> Vec<u32> {
         let mut c = vec![0; self.dims.len()];
         self.coords_into(n, &mut c);
         c
     }
     /// Coordinates of node `n` written into `out` (one entry per axis).
-    pub fn coords_into(&self, mut n: NodeId, out: &mut [u32]) {
+    pub fn coords_into(&self, n: Rank, out: &mut [u32]) {
+        let mut n = n.0;
         for (c, &k) in out.iter_mut().zip(&self.dims) {
             *c = n % k;
             n /= k;
@@ -38,7 +40,7 @@ impl Shape {
 
     /// `f` applied to the coordinates of node `n`, held on the stack for up to [`STACK_AXES`]
     /// axes: patterns compute a destination per message without allocating.
-    fn with_coords<R>(&self, n: NodeId, f: impl FnOnce(&mut [u32]) -> R) -> R {
+    fn with_coords<R>(&self, n: Rank, f: impl FnOnce(&mut [u32]) -> R) -> R {
         let mut stack = [0u32; STACK_AXES];
         let mut heap = Vec::new();
         let c = scratch(&mut stack, &mut heap, self.dims.len());
@@ -46,12 +48,12 @@ impl Shape {
         f(c)
     }
 
-    pub fn node(&self, c: &[u32]) -> NodeId {
+    pub fn node(&self, c: &[u32]) -> Rank {
         let mut id = 0;
         for (a, &k) in self.dims.iter().enumerate().rev() {
             id = id * k + c[a];
         }
-        id
+        Rank(id)
     }
 }
 
@@ -132,7 +134,7 @@ impl Pattern {
 
     /// Destination for a message from `src`, or `None` when the pattern maps `src` to itself
     /// (such nodes stay silent).
-    pub fn destination(&self, s: &Shape, src: NodeId, rng: &mut impl Rng) -> Option<NodeId> {
+    pub fn destination(&self, s: &Shape, src: Rank, rng: &mut impl Rng) -> Option<Rank> {
         let n = s.nodes();
         let dst = match self {
             Pattern::UniformRandom => uniform_other(n, src, rng),
@@ -169,7 +171,7 @@ impl Pattern {
             }),
             Pattern::HotRegion { fraction, nodes } => {
                 if rng.gen_bool(*fraction) {
-                    let d = rng.gen_range(0..*nodes);
+                    let d = Rank(rng.gen_range(0..*nodes));
                     if d == src {
                         uniform_other(n, src, rng)
                     } else {
@@ -185,17 +187,13 @@ impl Pattern {
     }
 }
 
-fn uniform_other(n: u32, src: NodeId, rng: &mut impl Rng) -> NodeId {
+fn uniform_other(n: u32, src: Rank, rng: &mut impl Rng) -> Rank {
     let d = rng.gen_range(0..n - 1);
-    if d >= src {
-        d + 1
-    } else {
-        d
-    }
+    Rank(if d >= src.0 { d + 1 } else { d })
 }
 
 /// A destination 1 to `radius` hops from `src` (see `sphere.rs`).
-fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<NodeId> {
+fn sphere(s: &Shape, src: Rank, radius: u32, rng: &mut impl Rng) -> Option<Rank> {
     let (mut stack, mut heap) = ([0u32; STACK_AXES], Vec::new());
     let dst = scratch(&mut stack, &mut heap, s.dims.len());
     s.with_coords(src, |c| crate::sphere::draw(s, c, radius, rng, dst)).then(|| s.node(dst))
@@ -204,6 +202,7 @@ fn sphere(s: &Shape, src: NodeId, radius: u32, rng: &mut impl Rng) -> Option<Nod
 #[cfg(test)]
 mod tests {
     use super::*;
+    use fabricsim_core::NodeId;
     use rand::SeedableRng;
 
     fn shape(d: &[u32], w: &[bool]) -> Shape {
@@ -214,7 +213,7 @@ mod tests {
     fn coords_round_trip() {
         let s = shape(&[3, 4, 5], &[true, false, true]);
         for n in 0..60 {
-            assert_eq!(s.node(&s.coords(n)), n);
+            assert_eq!(s.node(&s.coords(Rank(n))), Rank(n));
         }
     }
 
@@ -223,19 +222,19 @@ mod tests {
         let s = shape(&[4, 4], &[true, true]);
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         // node (1,2) = 1 + 2*4 = 9
-        assert_eq!(Pattern::Transpose.destination(&s, 9, &mut rng), Some(2 + 4));
-        assert_eq!(Pattern::BitComplement.destination(&s, 9, &mut rng), Some(2 + 4));
-        assert_eq!(Pattern::BitComplement.destination(&s, 0, &mut rng), Some(15));
+        assert_eq!(Pattern::Transpose.destination(&s, Rank(9), &mut rng), Some(Rank(2 + 4)));
+        assert_eq!(Pattern::BitComplement.destination(&s, Rank(9), &mut rng), Some(Rank(2 + 4)));
+        assert_eq!(Pattern::BitComplement.destination(&s, Rank(0), &mut rng), Some(Rank(15)));
         // tornado on k=4: +1 per axis
-        assert_eq!(Pattern::Tornado.destination(&s, 0, &mut rng), Some(1 + 4));
-        assert_eq!(Pattern::Transpose.destination(&s, 5, &mut rng), None);
+        assert_eq!(Pattern::Tornado.destination(&s, Rank(0), &mut rng), Some(Rank(1 + 4)));
+        assert_eq!(Pattern::Transpose.destination(&s, Rank(5), &mut rng), None);
         // Open-loop traffic tabulates permutations once, which is exact only if they draw
         // nothing from the generator.
         for p in [Pattern::Transpose, Pattern::BitComplement, Pattern::Tornado] {
             assert!(p.is_permutation());
             let before = rng.clone();
             for src in 0..16 {
-                p.destination(&s, src, &mut rng);
+                p.destination(&s, Rank(src), &mut rng);
             }
             assert_eq!(rng, before, "{p:?} drew from the generator");
         }
@@ -247,20 +246,20 @@ mod tests {
         let s = shape(&[8, 8, 8], &[true, true, false]);
         let topo = fabricsim_topology::Torus::new(vec![8, 8, 8], Some(vec![true, true, false]), None).unwrap();
         let mut rng = rand::rngs::StdRng::seed_from_u64(2);
-        for src in [0u32, 77, 511] {
+        for src in [0u32, 77, 511].map(Rank) {
             for _ in 0..200 {
                 let d = Pattern::UniformRandom.destination(&s, src, &mut rng).unwrap();
-                assert!(d != src && d < 512);
+                assert!(d != src && d.0 < 512);
                 let d = Pattern::NearestNeighbor.destination(&s, src, &mut rng).unwrap();
-                assert_eq!(topo.distance(src, d), 1);
+                assert_eq!(topo.distance(NodeId(src.0), NodeId(d.0)), 1);
                 let d = Pattern::Sphere { radius: 2 }.destination(&s, src, &mut rng).unwrap();
-                assert!((1..=2).contains(&topo.distance(src, d)));
+                assert!((1..=2).contains(&topo.distance(NodeId(src.0), NodeId(d.0))));
             }
         }
         let hot = Pattern::HotRegion { fraction: 1.0, nodes: 8 };
         for _ in 0..100 {
-            let d = hot.destination(&s, 100, &mut rng).unwrap();
-            assert!(d < 8);
+            let d = hot.destination(&s, Rank(100), &mut rng).unwrap();
+            assert!(d.0 < 8);
         }
     }
 
@@ -272,7 +271,7 @@ mod tests {
             let s = shape(&dims, &vec![true; dims.len()]);
             let mut rng = rand::rngs::StdRng::seed_from_u64(3);
             let n = s.nodes();
-            for src in [0, 1, n / 3, n - 1] {
+            for src in [0, 1, n / 3, n - 1].map(Rank) {
                 let c = s.coords(src);
                 let flip: Vec<u32> = c.iter().zip(&dims).map(|(&x, &k)| k - 1 - x).collect();
                 let tor: Vec<u32> = c.iter().zip(&dims).map(|(&x, &k)| (x + k.div_ceil(2) - 1) % k).collect();

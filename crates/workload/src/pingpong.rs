@@ -3,12 +3,12 @@
 //! legs is the one-way latency (the usual half round trip).
 
 use crate::WorkloadReport;
-use fabricsim_core::NodeId;
-use fabricsim_nic::{Api, Delivered, Workload};
+
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
 pub struct PingPong {
-    a: NodeId,
-    b: NodeId,
+    a: Rank,
+    b: Rank,
     bytes: u64,
     legs_left: u64,
     total_legs: u64,
@@ -17,7 +17,7 @@ pub struct PingPong {
 }
 
 impl PingPong {
-    pub fn new(a: NodeId, b: NodeId, bytes: u64, iterations: u64) -> Self {
+    pub fn new(a: Rank, b: Rank, bytes: u64, iterations: u64) -> Self {
         let total_legs = 2 * iterations.max(1);
         PingPong { a, b, bytes, legs_left: total_legs, total_legs, sum_ps: 0, legs: 0 }
     }
@@ -62,15 +62,15 @@ mod tests {
 
     #[test]
     fn each_arrival_sends_the_message_back_until_the_legs_are_done() {
-        let (mut nic, mut w) = (MockNic::new(8), PingPong::new(2, 5, 64, 2));
+        let (mut nic, mut w) = (MockNic::new(8), PingPong::new(Rank(2), Rank(5), 64, 2));
         nic.start(&mut w);
-        assert_eq!(nic.posted[0].1, Message::put(2, 5, 64));
+        assert_eq!(nic.posted[0].1, Message::put(Rank(2), Rank(5), 64));
         for (leg, at) in [(0, 300), (1, 700), (2, 1000)] {
             nic.now = Time::from_ns(at);
             nic.deliver(&mut w, leg);
         }
         // Legs alternate direction: 2 -> 5, 5 -> 2, 2 -> 5, 5 -> 2.
-        let dirs: Vec<(u32, u32)> = nic.posted.iter().map(|(_, m)| (m.src, m.dst)).collect();
+        let dirs: Vec<(u32, u32)> = nic.posted.iter().map(|(_, m)| (m.src.0, m.dst.0)).collect();
         assert_eq!(dirs, vec![(2, 5), (5, 2), (2, 5), (5, 2)]);
         assert!(!w.finished(), "four legs posted, three arrived");
         nic.now = Time::from_ns(1400);

@@ -4,15 +4,15 @@
 //! byte's delivery. `iterations` Gets run one after another on an idle network.
 
 use crate::WorkloadReport;
-use fabricsim_core::NodeId;
-use fabricsim_nic::{Api, Delivered, Message, Op, Workload};
+
+use fabricsim_nic::{Api, Delivered, Message, Op, Rank, Workload};
 
 /// Size of a Get request on the wire (payload): one descriptor.
 pub const REQUEST_BYTES: u64 = fabricsim_nic::GET_REQUEST_BYTES;
 
 pub struct RdmaGet {
-    initiator: NodeId,
-    target: NodeId,
+    initiator: Rank,
+    target: Rank,
     bytes: u64,
     left: u64,
     total: u64,
@@ -21,7 +21,7 @@ pub struct RdmaGet {
 }
 
 impl RdmaGet {
-    pub fn new(initiator: NodeId, target: NodeId, bytes: u64, iterations: u64) -> Self {
+    pub fn new(initiator: Rank, target: Rank, bytes: u64, iterations: u64) -> Self {
         let total = iterations.max(1);
         RdmaGet { initiator, target, bytes, left: total, total, sum_ps: 0, done: 0 }
     }
@@ -69,10 +69,10 @@ mod tests {
 
     #[test]
     fn gets_run_one_after_another_against_a_mock_nic() {
-        let (mut nic, mut w) = (MockNic::new(4), RdmaGet::new(0, 3, 4096, 2));
+        let (mut nic, mut w) = (MockNic::new(4), RdmaGet::new(Rank(0), Rank(3), 4096, 2));
         nic.start(&mut w);
         assert_eq!(nic.posted.len(), 1);
-        assert_eq!(nic.posted[0].1, Message::get(0, 3, 4096));
+        assert_eq!(nic.posted[0].1, Message::get(Rank(0), Rank(3), 4096));
         nic.now = Time::from_ns(500);
         nic.deliver(&mut w, 0);
         assert_eq!(nic.posted.len(), 2, "the second Get follows the first");

@@ -3,12 +3,12 @@
 //! the last byte's arrival.
 
 use crate::WorkloadReport;
-use fabricsim_core::{NodeId, Time};
-use fabricsim_nic::{Api, Delivered, Workload};
+use fabricsim_core::Time;
+use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
 pub struct Throughput {
-    src: NodeId,
-    dst: NodeId,
+    src: Rank,
+    dst: Rank,
     bytes: u64,
     count: u64,
     delivered: u64,
@@ -16,7 +16,7 @@ pub struct Throughput {
 }
 
 impl Throughput {
-    pub fn new(src: NodeId, dst: NodeId, bytes: u64, count: u64) -> Self {
+    pub fn new(src: Rank, dst: Rank, bytes: u64, count: u64) -> Self {
         Throughput { src, dst, bytes, count: count.max(1), delivered: 0, last: Time::ZERO }
     }
 

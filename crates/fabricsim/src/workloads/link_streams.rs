@@ -1,9 +1,10 @@
 //! `simultaneous_puts` and `neighbor_exchange`: streams pinned to a node's links.
 
 use super::{default_message_size, default_packet_size, positive, BuildContext};
+use crate::plan::rank_on;
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError};
-use fabricsim_topology::{PortKind, Topology};
+use fabricsim_topology::{PortKind, Topology, Torus};
 use fabricsim_workload::{AnyWorkload, LinkStreams, Stream};
 use serde::{Deserialize, Serialize};
 
@@ -47,18 +48,19 @@ impl LinkStreamsSpec {
                 &built
             }
         };
-        let ports: Vec<u32> = (0..g.ports_of(src)).filter(|&l| g.kind[g.port(src, l) as usize] == PortKind::Network).collect();
+        let router = Torus::router_of(src);
+        let ports: Vec<u32> = (0..g.ports_of(router)).filter(|&l| g.kind[g.port(router, l).index()] == PortKind::Network).collect();
         let n = self.directions.map(|d| d as usize).unwrap_or(ports.len());
         if n == 0 || n > ports.len() {
             return Err(ConfigError::new("workload.directions", format!("{n} must be between 1 and {} (the node's links)", ports.len())).into());
         }
         let mut streams = Vec::new();
         for &l in &ports[..n] {
-            let peer = g.peer[g.port(src, l) as usize];
-            let nb = g.owner[peer as usize];
-            streams.push(Stream { src, port: l as u8, dst: nb });
+            let peer = g.peer_port(g.port(router, l));
+            let (me, nb) = (rank_on(src), rank_on(Torus::node_on(g.owner[peer.index()])));
+            streams.push(Stream { src: me, port: l as u8, dst: nb });
             if exchange {
-                streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: src });
+                streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: me });
             }
         }
         Ok(AnyWorkload::LinkStreams(LinkStreams::new(streams, size, messages)))
