@@ -66,6 +66,32 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
     },
+    /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
+    /// sizes on a scenario's network, one rank per node.
+    Collective {
+        /// Scenario file (TOML); without one, the built-in default scenario. Its workload is
+        /// ignored.
+        scenario: Option<PathBuf>,
+        /// The collective: barrier, broadcast, reduce, allgather, reduce_scatter, allreduce,
+        /// all_to_all.
+        #[arg(long)]
+        op: String,
+        /// Comma-separated algorithms, or `all` (the default): every one that applies.
+        #[arg(long, value_delimiter = ',')]
+        algorithm: Vec<String>,
+        /// Comma-separated buffer sizes per rank, e.g. 8B,1KiB,1MiB.
+        #[arg(long, value_delimiter = ',', default_value = "8B")]
+        sizes: Vec<String>,
+        /// Override a key: `--set topology.shape=[4,4]` (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Write the results as CSV to FILE ("-" for standard output).
+        #[arg(long, value_name = "FILE")]
+        csv: Option<PathBuf>,
+        /// Write the results as JSON to FILE ("-" for standard output).
+        #[arg(long, value_name = "FILE")]
+        json: Option<PathBuf>,
+    },
     /// Reproduce the papers' published figures and compare (exit 1 if a row fails).
     Validate {
         /// Write the rows as JSON to FILE ("-" for standard output).
@@ -293,6 +319,31 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
+            }
+        }
+        Cmd::Collective { scenario, op, algorithm, sizes, set, csv, json } => {
+            let s = load(&scenario, &set)?;
+            let c = fabricsim::collective::parse_op(&op)?;
+            let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
+            let sizes = sizes
+                .iter()
+                .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))
+                .collect::<Result<Vec<_>, Error>>()?;
+            let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
+            let pts = fabricsim::collective::compare(&s, c, &algorithms, &sizes, |_| {
+                if let Some(pb) = &pb {
+                    pb.inc(1);
+                }
+            })?;
+            if let Some(pb) = pb {
+                pb.finish_and_clear();
+            }
+            let _ = write!(human(&[&csv, &json]), "{}", fabricsim::collective::table(&pts));
+            if let Some(p) = csv {
+                write_out(&p, &fabricsim::collective::to_csv(&pts))?;
+            }
+            if let Some(p) = json {
+                write_out(&p, &serde_json::to_string_pretty(&pts).expect("points serialise"))?;
             }
         }
         Cmd::Validate { json, only, dir, set } => {

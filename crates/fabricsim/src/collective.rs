@@ -1,0 +1,170 @@
+//! Collectives on a scenario's network: run an algorithm at a size, compare algorithms over
+//! sizes (`fabricsim collective`).
+
+use crate::scenario::TieOrder;
+use crate::{Error, Plan, Scenario};
+use fabricsim_core::{Bytes, ConfigError, Time};
+use fabricsim_network::{RunLimits, Simulation, Workload};
+use fabricsim_program::algorithms::{build, names, Boxed};
+use fabricsim_program::{Collective, ProgramRun};
+use serde::Serialize;
+
+/// One collective run: an algorithm at one size.
+#[derive(Debug, Clone, Serialize)]
+pub struct CollectivePoint {
+    pub op: &'static str,
+    pub algorithm: String,
+    /// One rank's buffer (see [`Collective`]).
+    pub bytes: u64,
+    pub ranks: u32,
+    /// From the start until the last rank finished.
+    pub time_ns: f64,
+    /// When ranks finished: earliest, median, latest.
+    pub rank_done_min_ns: f64,
+    pub rank_done_median_ns: f64,
+    pub rank_done_max_ns: f64,
+    /// `bytes / time`.
+    pub algbw_gb_per_s: f64,
+    /// Algorithm bandwidth times the operation's bus factor (`None` for a barrier).
+    pub busbw_gb_per_s: Option<f64>,
+    pub messages: u64,
+    pub message_bytes: u64,
+    pub events: u64,
+    pub wall_s: f64,
+}
+
+/// The collective named by `--op`.
+pub fn parse_op(s: &str) -> Result<Collective, Error> {
+    Collective::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
+        ConfigError::new("--op", format!("'{s}' is not a collective (known: {})", all.join(", "))).into()
+    })
+}
+
+/// The algorithms `--algorithm` names for `c` (`all`: every one).
+pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, Error> {
+    if list.is_empty() || list.iter().any(|a| a == "all") {
+        return Ok(names(c).iter().map(|s| s.to_string()).collect());
+    }
+    for a in list {
+        if !names(c).contains(&a.as_str()) {
+            return Err(
+                ConfigError::new("--algorithm", format!("'{a}' is not an algorithm of {} (known: {}, all)", c.name(), names(c).join(", "))).into()
+            );
+        }
+    }
+    Ok(list.to_vec())
+}
+
+/// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, one rank per node.
+pub fn run(plan: &Plan, c: Collective, algorithm: &str, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    let program = build(c, algorithm, plan.topology.nodes(), size).map_err(|m| ConfigError::new("--algorithm", m))?;
+    let mut p = run_program(plan, program, size, progress)?;
+    p.op = c.name();
+    p.algorithm = algorithm.to_string();
+    p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
+    Ok(p)
+}
+
+/// Run any program with `size` bytes per rank on `plan`'s network, one rank per node (a
+/// program for another rank count is refused). A rank left waiting is a deadlock, reported
+/// with the rank and the operation it waits at.
+pub fn run_program(plan: &Plan, program: Boxed, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    let started = std::time::Instant::now();
+    let ranks = plan.topology.nodes();
+    if program.ranks() != ranks {
+        return Err(ConfigError::new("program", format!("is for {} ranks, the network has {ranks} nodes", program.ranks())).into());
+    }
+    let graph = plan.build_graph();
+    let mut sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), ProgramRun::new(program, size))?;
+    let s = &plan.scenario.sim;
+    if s.tie_order == TieOrder::Shuffle {
+        sim = sim.with_tie_shuffle(s.tie_seed.unwrap_or(s.seed));
+    }
+    let limits = RunLimits { warmup: Time::ZERO, measure: s.max_time, drain: Time::ZERO };
+    limits.check("sim.max_time")?;
+    let outcome = sim.run(limits, progress)?;
+    let w = sim.workload();
+    if !w.finished() {
+        if let (true, Some(why)) = (outcome.sim_time < s.max_time, w.stuck()) {
+            return Err(Error::Failed(why));
+        }
+        return Err(ConfigError::new("sim.max_time", format!("{} was reached before the program finished", s.max_time)).into());
+    }
+    let mut done: Vec<Time> = w.done_at().to_vec();
+    done.sort_unstable();
+    let time = done.last().copied().unwrap_or(Time::ZERO);
+    let ns = |t: Time| t.as_ns_f64();
+    let algbw = if time > Time::ZERO { size as f64 / time.as_secs_f64() / 1e9 } else { 0.0 };
+    let (messages, message_bytes) = w.traffic();
+    Ok(CollectivePoint {
+        op: "program",
+        algorithm: String::new(),
+        bytes: size,
+        ranks,
+        time_ns: ns(time),
+        rank_done_min_ns: done.first().map_or(0.0, |&t| ns(t)),
+        rank_done_median_ns: done.get(done.len() / 2).map_or(0.0, |&t| ns(t)),
+        rank_done_max_ns: ns(time),
+        algbw_gb_per_s: algbw,
+        busbw_gb_per_s: None,
+        messages,
+        message_bytes,
+        events: outcome.events,
+        wall_s: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// Every algorithm at every size, sizes outermost; `done` is called after each run.
+pub fn compare(
+    s: &Scenario,
+    c: Collective,
+    algorithms: &[String],
+    sizes: &[Bytes],
+    mut done: impl FnMut(&CollectivePoint),
+) -> Result<Vec<CollectivePoint>, Error> {
+    let plan = Plan::new(s)?;
+    let mut out = Vec::new();
+    for size in sizes {
+        for a in algorithms {
+            let p = run(&plan, c, a, size.get(), |_| {})?;
+            done(&p);
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// The points as CSV.
+pub fn to_csv(points: &[CollectivePoint]) -> String {
+    let mut s = String::from("op,algorithm,bytes,ranks,time_ns,rank_done_min_ns,rank_done_median_ns,rank_done_max_ns,algbw_gb_per_s,busbw_gb_per_s,messages,message_bytes\n");
+    for p in points {
+        let bus = p.busbw_gb_per_s.map(|b| format!("{b:.4}")).unwrap_or_default();
+        s += &format!(
+            "{},{},{},{},{:.1},{:.1},{:.1},{:.1},{:.4},{},{},{}\n",
+            p.op,
+            p.algorithm,
+            p.bytes,
+            p.ranks,
+            p.time_ns,
+            p.rank_done_min_ns,
+            p.rank_done_median_ns,
+            p.rank_done_max_ns,
+            p.algbw_gb_per_s,
+            bus,
+            p.messages,
+            p.message_bytes
+        );
+    }
+    s
+}
+
+/// The points as a table: one row per size and algorithm.
+pub fn table(points: &[CollectivePoint]) -> String {
+    let mut s = format!("{:>10} {:<20} {:>14} {:>12} {:>12}\n", "bytes", "algorithm", "time us", "algbw GB/s", "busbw GB/s");
+    for p in points {
+        let bus = p.busbw_gb_per_s.map(|b| format!("{b:.3}")).unwrap_or_else(|| "-".into());
+        s += &format!("{:>10} {:<20} {:>14.3} {:>12.3} {:>12}\n", p.bytes, p.algorithm, p.time_ns / 1e3, p.algbw_gb_per_s, bus);
+    }
+    s
+}

@@ -1,0 +1,99 @@
+//! Collectives on the simulated network: every algorithm completes on tori and meshes of
+//! several sizes, costs what its messages cost, and a broken program is reported as a deadlock.
+
+use fabricsim::collective::{run, run_program};
+use fabricsim::{Error, Plan, Scenario};
+use fabricsim_program::algorithms::{build, names};
+use fabricsim_program::{Collective, Combine, Op, Program, Slots};
+
+fn plan(toml: &str) -> Plan {
+    Plan::new(&Scenario::from_toml_str(toml).unwrap()).unwrap()
+}
+
+/// Messages a program posts (its Puts and Gets).
+fn posts(p: &dyn Program) -> u64 {
+    (0..p.ranks()).flat_map(|r| (0..p.len(r)).map(move |i| (r, i))).filter(|&(r, i)| matches!(p.op(r, i), Op::Put { .. } | Op::Get { .. })).count()
+        as u64
+}
+
+#[test]
+fn every_algorithm_completes_on_tori_and_meshes() {
+    let shapes = ["shape = [4, 4]", "shape = [3, 5]\nwrap = [false, false]", "shape = [2, 3, 2]"];
+    for shape in shapes {
+        let pl = plan(&format!("[topology]\n{shape}"));
+        let n = pl.topology.nodes();
+        for c in Collective::ALL {
+            for &a in names(c) {
+                for size in [8, 40_000] {
+                    let p = run(&pl, c, a, size, |_| {}).unwrap_or_else(|e| panic!("{} {a} on {shape}: {e}", c.name()));
+                    assert_eq!(p.ranks, n);
+                    assert!(p.time_ns > 0.0 && p.rank_done_min_ns <= p.rank_done_median_ns && p.rank_done_median_ns <= p.rank_done_max_ns);
+                    assert_eq!(p.messages, posts(build(c, a, n, size).unwrap().as_ref()), "{} {a}", c.name());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn a_two_rank_broadcast_costs_one_message() {
+    // Two nodes of a 2-ring: the broadcast is one Put of the whole buffer, so it takes what a
+    // ping-pong's one-way trip of the same size takes.
+    for size in [8u64, 4096, 100_000] {
+        let toml =
+            format!("[topology]\nshape = [2]\n[workload]\ntype = \"pingpong\"\nsrc = [0]\ndst = [1]\nmessage_size = \"{size}B\"\niterations = 1");
+        let pl = plan(&toml);
+        let one_way = pl.run().unwrap().workload.one_way_latency_ns.unwrap();
+        for a in ["binomial", "chain"] {
+            let p = run(&pl, Collective::Broadcast, a, size, |_| {}).unwrap();
+            if a == "binomial" || size <= 65536 {
+                assert!((p.time_ns - one_way).abs() < 1e-6, "{a} {size}: {} vs {one_way}", p.time_ns);
+            } else {
+                // Two segments pipeline through the NIC: no slower than one message, no faster
+                // than the bytes at link rate.
+                assert!(p.time_ns <= one_way * 1.05, "{a} {size}: {} vs {one_way}", p.time_ns);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ring_allgather_keeps_the_links_busy_at_large_sizes() {
+    // On a one-way ring each step moves one block to the next node: the bus bandwidth nears
+    // what one link carries in payload (5 GB/s here, times the packet efficiency).
+    let pl = plan("[topology]\nshape = [8]\nlink_bandwidth = \"5GB/s\"");
+    let p = run(&pl, Collective::Allgather, "ring", 8 << 20, |_| {}).unwrap();
+    let bus = p.busbw_gb_per_s.unwrap();
+    assert!(bus > 0.75 * 5.0 && bus < 5.0, "bus bandwidth {bus} GB/s");
+    // A small buffer is latency-bound: far below.
+    let small = run(&pl, Collective::Allgather, "ring", 64, |_| {}).unwrap();
+    assert!(small.busbw_gb_per_s.unwrap() < 0.1 * bus);
+}
+
+struct Stuck;
+
+impl Program for Stuck {
+    fn ranks(&self) -> u32 {
+        4
+    }
+    fn slots(&self) -> u32 {
+        1
+    }
+    fn len(&self, r: u32) -> u32 {
+        (r == 2) as u32
+    }
+    fn op(&self, _r: u32, _i: u32) -> Op {
+        Op::Wait { from: 0, tag: 9, into: Slots::range(0, 1, 1), combine: Combine::Copy }
+    }
+}
+
+#[test]
+fn a_wait_nobody_answers_is_a_deadlock_naming_rank_and_operation() {
+    let pl = plan("[topology]\nshape = [4]");
+    let e = run_program(&pl, Box::new(Stuck), 8, |_| {}).unwrap_err();
+    let Error::Failed(m) = e else { panic!("{e:?}") };
+    assert!(m.contains("deadlock") && m.contains("rank 2") && m.contains("operation 0"), "{m}");
+    // A program for another rank count is refused.
+    let e = run_program(&plan("[topology]\nshape = [5]"), Box::new(Stuck), 8, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("4 ranks"), "{e}");
+}

@@ -1,0 +1,26 @@
+//! Per-rank programs: the layer between "an allreduce of 1 MiB with the ring algorithm" and
+//! the messages a NIC posts.
+//!
+//! * A [`Program`] is a list of [`Op`]s per rank (put, get, wait for a message, local copy,
+//!   compute), produced one at a time, so a program for 158,976 ranks costs a few words per
+//!   rank, never a table per rank pair.
+//! * [`ProgramRun`] runs one over the NIC interface ([`fabricsim_nic::Workload`]): puts and
+//!   gets become messages, arrivals unblock waits, computes become timers; per-rank
+//!   completion times come out, and a rank left waiting is reported as a deadlock.
+//! * Data is moved in *slots* of a rank's buffer; [`check`] runs a program symbolically,
+//!   tracking in each slot which piece of data it holds and whose contributions are summed
+//!   into it, so tests verify that every rank ends with exactly the right result.
+//! * [`algorithms`] holds the collectives, one algorithm per file, named by [`Collective`].
+
+pub mod algorithms;
+pub mod check;
+pub mod collective;
+pub mod op;
+pub mod program;
+pub mod runner;
+
+pub use check::{check, Item, ProgramError};
+pub use collective::Collective;
+pub use op::{Combine, Op, Slots};
+pub use program::{Program, Stages};
+pub use runner::ProgramRun;
