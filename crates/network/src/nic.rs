@@ -15,13 +15,13 @@ impl<O: Observer> Core<O> {
     pub(crate) fn post_get(&mut self, initiator: u32, target: u32, bytes: u64, tag: u64, hint: u8, class: u8) {
         let created = self.queue.now().ps();
         let g = self.gets.insert(GetState { initiator, target, bytes, tag, created, class });
-        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST);
+        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, 0);
     }
 
     /// Post a message (operation `op`) from rank `src` to rank `dst`; `hint` forces the first
-    /// hop's output port.
+    /// hop's output port; `pace` caps its injection rate (picoseconds per KiB, 0: none).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8) {
+    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, pace: u32) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
@@ -40,6 +40,7 @@ impl<O: Observer> Core<O> {
             hint,
             uncached,
             op,
+            pace,
         });
         if measured {
             self.measured_outstanding += 1;
@@ -167,7 +168,8 @@ impl<O: Observer> Core<O> {
         let dst = self.node(msg.dst);
         let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
         let wire = self.p.format.wire(payload);
-        let busy_until = self.outs[ps as usize].busy_until;
+        // A paced flow holds its engine for its packets' wire size at the flow's rate.
+        let busy_until = self.outs[ps as usize].busy_until.max(self.paced_until[qi]);
         if busy_until > now {
             // Come back when the engine frees: one wake-up per busy period, and only for an
             // engine with something to send (most packets find their engine's queue empty
@@ -279,6 +281,11 @@ impl<O: Observer> Core<O> {
         self.obs.on_inject(Time(start), NodeId(node), wire);
         self.vcq[q.index()].credits -= wire;
         self.outs[ps as usize].busy_until = start + ser;
+        let mut free_at = start + ser;
+        if msg.pace > 0 {
+            self.paced_until[qi] = start + (wire as u64 * msg.pace as u64).div_ceil(1024);
+            free_at = free_at.max(self.paced_until[qi]);
+        }
         self.in_network += 1;
         self.out.packets_injected += 1;
         self.last_progress = self.last_progress.max(ready.max(start + ser));
@@ -286,8 +293,8 @@ impl<O: Observer> Core<O> {
             self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
         }
         if self.nic_head[qi] != NIL {
-            self.engine_wake[qi] = start + ser;
-            self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::EngineFree(ps));
+            self.engine_wake[qi] = free_at;
+            self.queue.schedule_on(lane::ENGINE_FREE, Time(free_at), Ev::EngineFree(ps));
         }
     }
 }

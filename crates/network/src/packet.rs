@@ -74,6 +74,8 @@ pub struct Message {
     /// [`PUT`], [`GET_REQUEST`] or [`GET_RESPONSE`] (a Get's request and data carry the Get's
     /// entry in `Core::gets` as their tag).
     pub op: u8,
+    /// Injection rate cap as picoseconds per KiB of wire bytes (0: none).
+    pub pace: u32,
 }
 
 /// `Message::op`: a Put (the workload's message).

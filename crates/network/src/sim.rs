@@ -227,6 +227,8 @@ pub struct Core<O = ()> {
     /// Per engine (`node * engines + e`): the time of its pending EngineFree, if one is
     /// pending. An engine gets one only while it is busy with messages waiting behind it.
     pub(crate) engine_wake: Vec<u64>,
+    /// Per engine: until when a paced flow holds it (see `Message::pace`).
+    pub(crate) paced_until: Vec<u64>,
     pub(crate) cands: Candidates,
     /// Outputs posted for arbitration at the end of the instant, each once (its bit in
     /// `arb_mark`), and nodes whose NICs inject then (`nic_mark`); see [`crate::phase`].
@@ -491,6 +493,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
             engine_wake: vec![0; nodes * graph.engines as usize],
+            paced_until: vec![0; nodes * graph.engines as usize],
             cands: Candidates::default(),
             arb_due: Vec::new(),
             select_due: Vec::new(),

@@ -20,11 +20,20 @@ impl<O: Observer> Nic for Core<O> {
     fn post(&mut self, m: Message) {
         let hint = if m.hint == fabricsim_nic::NO_HINT { NO_HINT } else { m.hint };
         match m.op {
-            Op::Put => Core::send(self, m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class, crate::packet::PUT),
+            Op::Put => Core::send(self, m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class, crate::packet::PUT, pace(m.rate)),
             Op::Get => self.post_get(m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class),
         }
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
         Core::wake_at(self, rank.0, at)
+    }
+}
+
+/// A rate cap as picoseconds per KiB of wire bytes (0: none), rounded up (never faster than the
+/// cap); at least 1 for any finite rate.
+fn pace(rate: Option<fabricsim_core::Bandwidth>) -> u32 {
+    match rate {
+        Some(bw) if bw.bytes_per_sec() > 0 => (1024u128 * 1_000_000_000_000).div_ceil(bw.bytes_per_sec() as u128).clamp(1, u32::MAX as u128) as u32,
+        _ => 0,
     }
 }

@@ -192,3 +192,21 @@ fn get_data_leaving_one_target_together_is_dealt_in_an_order_of_its_own() {
         assert_eq!(go(Some(seed)), fixed, "shuffle seed {seed}");
     }
 }
+
+#[test]
+fn a_rate_capped_flow_is_injected_at_its_rate() {
+    // 64 KiB from rank 0 to its neighbour over 5 GB/s links, once free and once capped at
+    // 1 GB/s (packets have no header here, so wire and payload rates agree): the capped
+    // transfer takes the bytes at 1 GB/s, give or take one packet.
+    let bytes = 64 * 1024;
+    let time = |rate: Option<fabricsim_core::Bandwidth>| {
+        let w = Recorder { to: Rank(1), messages: vec![Message::put(Rank(0), Rank(1), bytes).rate(rate)], ..Default::default() };
+        let r = run(w, |p| p.buffer_bytes = 4096, None);
+        r.delivered[0].delivered.as_ns_f64()
+    };
+    let free = time(None);
+    let capped = time(Some(fabricsim_core::Bandwidth(1_000_000_000)));
+    let at_rate = bytes as f64 / 1.0; // ns at 1 GB/s
+    assert!((capped - at_rate).abs() < 300.0, "capped {capped} ns, {at_rate} ns at the rate");
+    assert!(free < 0.3 * capped, "free {free} ns");
+}

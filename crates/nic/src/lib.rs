@@ -18,7 +18,7 @@
 
 pub mod mock;
 
-use fabricsim_core::{NodeId, Time};
+use fabricsim_core::{Bandwidth, NodeId, Time};
 
 fabricsim_core::id_type!(
     /// A process: the unit traffic is addressed to. Ranks sit on nodes through a rank map.
@@ -58,12 +58,15 @@ pub struct Message {
     pub tag: u64,
     /// Local network port forced for the first hop ([`NO_HINT`]: none).
     pub hint: u8,
+    /// Injection rate cap of this flow: the engine sending it starts its packets no closer
+    /// than their wire size at this rate (`None`: as fast as the engine goes).
+    pub rate: Option<Bandwidth>,
 }
 
 impl Message {
     /// A Put of `bytes` from `src` to `dst`, class 0, tag 0, no hint.
     pub fn put(src: Rank, dst: Rank, bytes: u64) -> Self {
-        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT }
+        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT, rate: None }
     }
     /// A Get by `src` of `bytes` from `dst`.
     pub fn get(src: Rank, dst: Rank, bytes: u64) -> Self {
@@ -77,6 +80,10 @@ impl Message {
     }
     pub fn hint(self, port: u8) -> Self {
         Message { hint: port, ..self }
+    }
+    /// Cap the flow's injection rate (see [`Message::rate`]).
+    pub fn rate(self, rate: Option<Bandwidth>) -> Self {
+        Message { rate, ..self }
     }
 }
 

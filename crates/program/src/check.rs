@@ -107,7 +107,7 @@ pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Resul
                         }
                         store(&mut buf[r as usize], to, data, Combine::Copy).map_err(|m| err(r, i, m))?;
                     }
-                    Op::Compute(_) => {}
+                    Op::Compute(_) | Op::Rate(_) => {}
                 }
                 pc[r as usize] += 1;
                 progress = true;

@@ -1,6 +1,6 @@
 //! Operations of a per-rank program, and the buffer slots they move.
 
-use fabricsim_core::Time;
+use fabricsim_core::{Bandwidth, Time};
 
 /// A set of slots of a rank's buffer, in a fixed order (a message carries its slots in this
 /// order, and the receiver stores them in the order of its own set). Compact and `Copy`, so
@@ -84,4 +84,7 @@ pub enum Op {
     Copy { from: Slots, to: Slots },
     /// Block for a duration of local work.
     Compute(Time),
+    /// Cap the injection rate of this rank's following Puts (`None`: lift the cap), as the
+    /// NIC's injection rate control does.
+    Rate(Option<Bandwidth>),
 }

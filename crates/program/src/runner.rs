@@ -3,7 +3,7 @@
 
 use crate::op::{Op, Slots};
 use crate::program::Program;
-use fabricsim_core::Time;
+use fabricsim_core::{Bandwidth, Time};
 use fabricsim_nic::{Api, Delivered, Message, Op as NicOp, Rank, Workload};
 use std::collections::HashMap;
 
@@ -31,6 +31,8 @@ pub struct ProgramRun {
     pc: Vec<u32>,
     state: Vec<State>,
     done_at: Vec<Time>,
+    /// Each rank's injection rate cap for its Puts (bytes per second; 0: none).
+    rate: Vec<u64>,
     early: HashMap<(u32, u32, u32), u32>,
     remaining: u32,
     messages: u64,
@@ -47,6 +49,7 @@ impl ProgramRun {
             pc: vec![0; n],
             state: vec![State::Ready; n],
             done_at: vec![Time::ZERO; n],
+            rate: vec![0; n],
             early: HashMap::new(),
             remaining: n as u32,
             messages: 0,
@@ -75,7 +78,8 @@ impl ProgramRun {
             match self.program.op(rank, i) {
                 Op::Put { to, slots, tag } => {
                     let bytes = self.bytes_of(slots);
-                    self.post(api, Message::put(Rank(rank), Rank(to), bytes).tag(tag as u64));
+                    let rate = (self.rate[r] > 0).then_some(Bandwidth(self.rate[r]));
+                    self.post(api, Message::put(Rank(rank), Rank(to), bytes).tag(tag as u64).rate(rate));
                 }
                 Op::Get { from, slots, tag } => {
                     let bytes = self.bytes_of(slots);
@@ -92,6 +96,7 @@ impl ProgramRun {
                     }
                 },
                 Op::Copy { .. } => {}
+                Op::Rate(r) => self.rate[rank as usize] = r.map_or(0, |b| b.bytes_per_sec()),
                 Op::Compute(d) => {
                     self.pc[r] += 1;
                     self.state[r] = State::Computing;
