@@ -5,8 +5,10 @@ use crate::scenario::TieOrder;
 use crate::{Error, Plan, Scenario};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{RunLimits, Simulation, Workload};
-use fabricsim_program::algorithms::{build, names, Boxed};
+use fabricsim_program::algorithms::{build, names, Boxed, Layout};
+use fabricsim_program::Grid;
 use fabricsim_program::{Collective, ProgramRun};
+use fabricsim_topology::Topology;
 use serde::Serialize;
 
 /// One collective run: an algorithm at one size.
@@ -58,12 +60,21 @@ pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, E
 
 /// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, one rank per node.
 pub fn run(plan: &Plan, c: Collective, algorithm: &str, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
-    let program = build(c, algorithm, plan.topology.nodes(), size).map_err(|m| ConfigError::new("--algorithm", m))?;
+    let program = build(c, algorithm, &layout(plan), size).map_err(|m| ConfigError::new("--algorithm", m))?;
     let mut p = run_program(plan, program, size, progress)?;
     p.op = c.name();
     p.algorithm = algorithm.to_string();
     p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
     Ok(p)
+}
+
+/// What the algorithms may know of `plan`'s network: one rank per node, a torus's grid.
+pub fn layout(plan: &Plan) -> Layout {
+    let grid = match &plan.topology {
+        Topology::Torus(t) => Some(Grid::new(t.shape(), t.wrap())),
+        Topology::FatTree(_) => None,
+    };
+    Layout { ranks: plan.topology.nodes(), grid, link_bandwidth: Some(plan.params.link_bandwidth) }
 }
 
 /// Run any program with `size` bytes per rank on `plan`'s network, one rank per node (a

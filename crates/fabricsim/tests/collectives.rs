@@ -1,7 +1,7 @@
 //! Collectives on the simulated network: every algorithm completes on tori and meshes of
 //! several sizes, costs what its messages cost, and a broken program is reported as a deadlock.
 
-use fabricsim::collective::{run, run_program};
+use fabricsim::collective::{layout, run, run_program};
 use fabricsim::{Error, Plan, Scenario};
 use fabricsim_program::algorithms::{build, names};
 use fabricsim_program::{Collective, Combine, Op, Program, Slots};
@@ -12,23 +12,29 @@ fn plan(toml: &str) -> Plan {
 
 /// Messages a program posts (its Puts and Gets).
 fn posts(p: &dyn Program) -> u64 {
-    (0..p.ranks()).flat_map(|r| (0..p.len(r)).map(move |i| (r, i))).filter(|&(r, i)| matches!(p.op(r, i), Op::Put { .. } | Op::Get { .. })).count()
-        as u64
+    let lists = (0..p.ranks()).flat_map(|r| (0..p.lanes()).map(move |l| (r, l)));
+    let ops = lists.flat_map(|(r, l)| (0..p.len(r, l)).map(move |i| (r, l, i)));
+    ops.filter(|&(r, l, i)| matches!(p.op(r, l, i), Op::Put { .. } | Op::Get { .. })).count() as u64
 }
 
 #[test]
 fn every_algorithm_completes_on_tori_and_meshes() {
-    let shapes = ["shape = [4, 4]", "shape = [3, 5]\nwrap = [false, false]", "shape = [2, 3, 2]"];
+    let shapes = ["shape = [4, 4]", "shape = [3, 5]\nwrap = [false, false]", "shape = [2, 3, 2]", "shape = [3, 4, 3]"];
     for shape in shapes {
         let pl = plan(&format!("[topology]\n{shape}"));
         let n = pl.topology.nodes();
         for c in Collective::ALL {
             for &a in names(c) {
                 for size in [8, 40_000] {
-                    let p = run(&pl, c, a, size, |_| {}).unwrap_or_else(|e| panic!("{} {a} on {shape}: {e}", c.name()));
+                    let p = match run(&pl, c, a, size, |_| {}) {
+                        Ok(p) => p,
+                        // The topology-aware algorithms refuse meshes, with the reason.
+                        Err(e) if shape.contains("false") && e.to_string().contains("torus") => continue,
+                        Err(e) => panic!("{} {a} on {shape}: {e}", c.name()),
+                    };
                     assert_eq!(p.ranks, n);
                     assert!(p.time_ns > 0.0 && p.rank_done_min_ns <= p.rank_done_median_ns && p.rank_done_median_ns <= p.rank_done_max_ns);
-                    assert_eq!(p.messages, posts(build(c, a, n, size).unwrap().as_ref()), "{} {a}", c.name());
+                    assert_eq!(p.messages, posts(build(c, a, &layout(&pl), size).unwrap().as_ref()), "{} {a}", c.name());
                 }
             }
         }
@@ -79,10 +85,10 @@ impl Program for Stuck {
     fn slots(&self) -> u32 {
         1
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         (r == 2) as u32
     }
-    fn op(&self, _r: u32, _i: u32) -> Op {
+    fn op(&self, _r: u32, _lane: u32, _i: u32) -> Op {
         Op::Wait { from: 0, tag: 9, into: Slots::range(0, 1, 1), combine: Combine::Copy }
     }
 }

@@ -80,7 +80,7 @@ impl<O: Observer> Core<O> {
         match m.op {
             GET_REQUEST => {
                 let g = *self.gets.get(m.tag as u32);
-                self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, 0);
+                self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, (0, crate::packet::ANY_ENGINE));
                 None
             }
             GET_RESPONSE => {

@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{GetState, Message, Packet, PacketId, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
@@ -15,13 +15,14 @@ impl<O: Observer> Core<O> {
     pub(crate) fn post_get(&mut self, initiator: u32, target: u32, bytes: u64, tag: u64, hint: u8, class: u8) {
         let created = self.queue.now().ps();
         let g = self.gets.insert(GetState { initiator, target, bytes, tag, created, class });
-        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, 0);
+        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, (0, ANY_ENGINE));
     }
 
     /// Post a message (operation `op`) from rank `src` to rank `dst`; `hint` forces the first
-    /// hop's output port; `pace` caps its injection rate (picoseconds per KiB, 0: none).
+    /// hop's output port; `(pace, engine)`: its injection rate cap (picoseconds per KiB, 0:
+    /// none) and chosen engine ([`ANY_ENGINE`]: none).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, pace: u32) {
+    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, (pace, engine): (u32, u8)) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
@@ -40,6 +41,7 @@ impl<O: Observer> Core<O> {
             hint,
             uncached,
             op,
+            engine,
             pace,
         });
         if measured {
@@ -106,10 +108,17 @@ impl<O: Observer> Core<O> {
 
     /// Deal message `m` to one of `node`'s engines, round-robin (as Tofu's communication layer
     /// deals messages to TNIs).
+    /// A message that chose its engine goes there, and leaves the round-robin as it was.
     fn deal(&mut self, node: u32, m: u32) {
         let e_count = self.graph.engines;
-        let e = self.nic_rr[node as usize];
-        self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+        let chosen = self.messages.get(m).engine;
+        let e = if chosen != ANY_ENGINE {
+            chosen as u32 % e_count
+        } else {
+            let e = self.nic_rr[node as usize];
+            self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+            e
+        };
         let qi = (node * e_count + e) as usize;
         let t = self.nic_tail[qi];
         if t == NIL {

@@ -47,6 +47,9 @@ pub struct Packet {
     pub escaped: bool,
 }
 
+/// `Message::engine`: no engine chosen.
+pub const ANY_ENGINE: u8 = u8::MAX;
+
 /// No first-hop hint.
 pub const NO_HINT: u8 = fabricsim_routing::NO_HINT;
 
@@ -74,6 +77,8 @@ pub struct Message {
     /// [`PUT`], [`GET_REQUEST`] or [`GET_RESPONSE`] (a Get's request and data carry the Get's
     /// entry in `Core::gets` as their tag).
     pub op: u8,
+    /// Engine chosen by the sender ([`ANY_ENGINE`]: dealt round-robin).
+    pub engine: u8,
     /// Injection rate cap as picoseconds per KiB of wire bytes (0: none).
     pub pace: u32,
 }

@@ -20,7 +20,17 @@ impl<O: Observer> Nic for Core<O> {
     fn post(&mut self, m: Message) {
         let hint = if m.hint == fabricsim_nic::NO_HINT { NO_HINT } else { m.hint };
         match m.op {
-            Op::Put => Core::send(self, m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class, crate::packet::PUT, pace(m.rate)),
+            Op::Put => Core::send(
+                self,
+                m.src.0,
+                m.dst.0,
+                m.bytes,
+                m.tag,
+                hint,
+                m.class,
+                crate::packet::PUT,
+                (pace(m.rate), m.engine.unwrap_or(crate::packet::ANY_ENGINE)),
+            ),
             Op::Get => self.post_get(m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class),
         }
     }

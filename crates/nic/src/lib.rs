@@ -61,12 +61,15 @@ pub struct Message {
     /// Injection rate cap of this flow: the engine sending it starts its packets no closer
     /// than their wire size at this rate (`None`: as fast as the engine goes).
     pub rate: Option<Bandwidth>,
+    /// Injection engine of the sending node that sends it (taken modulo the node's engine
+    /// count; `None`: the NIC deals messages to its engines round-robin).
+    pub engine: Option<u8>,
 }
 
 impl Message {
     /// A Put of `bytes` from `src` to `dst`, class 0, tag 0, no hint.
     pub fn put(src: Rank, dst: Rank, bytes: u64) -> Self {
-        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT, rate: None }
+        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT, rate: None, engine: None }
     }
     /// A Get by `src` of `bytes` from `dst`.
     pub fn get(src: Rank, dst: Rank, bytes: u64) -> Self {
@@ -80,6 +83,10 @@ impl Message {
     }
     pub fn hint(self, port: u8) -> Self {
         Message { hint: port, ..self }
+    }
+    /// Send it on a chosen engine (see [`Message::engine`]).
+    pub fn engine(self, engine: Option<u8>) -> Self {
+        Message { engine, ..self }
     }
     /// Cap the flow's injection rate (see [`Message::rate`]).
     pub fn rate(self, rate: Option<Bandwidth>) -> Self {

@@ -44,14 +44,20 @@ impl Item {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProgramError {
     pub rank: u32,
-    /// Index of the operation in the rank's list.
+    /// The rank's operation list (see [`Program::lanes`]).
+    pub lane: u32,
+    /// Index of the operation in the list.
     pub op: u32,
     pub message: String,
 }
 
 impl fmt::Display for ProgramError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "rank {} operation {}: {}", self.rank, self.op, self.message)
+        if self.lane > 0 {
+            write!(f, "rank {} lane {} operation {}: {}", self.rank, self.lane, self.op, self.message)
+        } else {
+            write!(f, "rank {} operation {}: {}", self.rank, self.op, self.message)
+        }
     }
 }
 
@@ -59,70 +65,77 @@ impl std::error::Error for ProgramError {}
 
 type Content = Vec<Option<Item>>;
 
-/// Run `p` symbolically from the buffers `initial(rank, slot)` gives. Returns every rank's
-/// final buffer, or the first error: a rank blocked for good (deadlock), a reduction that
-/// would count a contribution twice, a message whose size does not match its receive, a
-/// message nobody waited for.
+/// Run `p` symbolically from the buffers `initial(rank, slot)` gives (lanes of a rank in turn,
+/// each as far as it goes). Returns every rank's final buffer, or the first error: a rank
+/// blocked for good (deadlock), a reduction that would count a contribution twice, a message
+/// whose size does not match its receive, a message nobody waited for.
 pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Result<Vec<Content>, ProgramError> {
-    let (n, slots) = (p.ranks(), p.slots());
+    let (n, slots, lanes) = (p.ranks(), p.slots(), p.lanes());
     let mut buf: Vec<Content> = (0..n).map(|r| (0..slots).map(|s| initial(r, s)).collect()).collect();
-    let mut pc = vec![0u32; n as usize];
+    let mut pc = vec![0u32; (n * lanes) as usize];
     let mut inbox: HashMap<(u32, u32, u32), VecDeque<Content>> = HashMap::new();
-    let err = |rank, op, message: String| ProgramError { rank, op, message };
     loop {
         let mut progress = false;
         for r in 0..n {
-            let len = p.len(r);
-            while pc[r as usize] < len {
-                let i = pc[r as usize];
-                let read = |b: &Content, s: Slots| -> Result<Content, ProgramError> {
-                    s.iter().map(|x| b.get(x as usize).cloned().ok_or_else(|| err(r, i, format!("slot {x} beyond the {slots} slots")))).collect()
-                };
-                match p.op(r, i) {
-                    Op::Put { to, slots: s, tag } => {
-                        if to >= n || to == r {
-                            return Err(err(r, i, format!("puts to rank {to} (ranks 0..{n}, not itself)")));
+            for lane in 0..lanes {
+                let err = |op, message: String| ProgramError { rank: r, lane, op, message };
+                let len = p.len(r, lane);
+                let at = (r * lanes + lane) as usize;
+                while pc[at] < len {
+                    let i = pc[at];
+                    let read = |b: &Content, s: Slots| -> Result<Content, ProgramError> {
+                        s.iter().map(|x| b.get(x as usize).cloned().ok_or_else(|| err(i, format!("slot {x} beyond the {slots} slots")))).collect()
+                    };
+                    match p.op(r, lane, i) {
+                        Op::Put { to, slots: s, tag } => {
+                            if to >= n || to == r {
+                                return Err(err(i, format!("puts to rank {to} (ranks 0..{n}, not itself)")));
+                            }
+                            let data = read(&buf[r as usize], s)?;
+                            inbox.entry((to, r, tag)).or_default().push_back(data);
                         }
-                        let data = read(&buf[r as usize], s)?;
-                        inbox.entry((to, r, tag)).or_default().push_back(data);
-                    }
-                    Op::Get { from, slots: s, tag } => {
-                        if from >= n || from == r {
-                            return Err(err(r, i, format!("gets from rank {from} (ranks 0..{n}, not itself)")));
+                        Op::Get { from, slots: s, tag } => {
+                            if from >= n || from == r {
+                                return Err(err(i, format!("gets from rank {from} (ranks 0..{n}, not itself)")));
+                            }
+                            let data = read(&buf[from as usize], s)?;
+                            inbox.entry((r, from, tag)).or_default().push_back(data);
                         }
-                        let data = read(&buf[from as usize], s)?;
-                        inbox.entry((r, from, tag)).or_default().push_back(data);
-                    }
-                    Op::Wait { from, tag, into, combine } => {
-                        let Some(data) = inbox.get_mut(&(r, from, tag)).and_then(|q| q.pop_front()) else { break };
-                        if data.len() != into.count() as usize {
-                            return Err(err(r, i, format!("a message of {} slots from rank {from} waited into {} slots", data.len(), into.count())));
+                        Op::Wait { from, tag, into, combine } => {
+                            let Some(data) = inbox.get_mut(&(r, from, tag)).and_then(|q| q.pop_front()) else { break };
+                            if data.len() != into.count() as usize {
+                                return Err(err(i, format!("a message of {} slots from rank {from} waited into {} slots", data.len(), into.count())));
+                            }
+                            store(&mut buf[r as usize], into, data, combine).map_err(|m| err(i, m))?;
                         }
-                        store(&mut buf[r as usize], into, data, combine).map_err(|m| err(r, i, m))?;
-                    }
-                    Op::Copy { from, to } => {
-                        let data = read(&buf[r as usize], from)?;
-                        if data.len() != to.count() as usize {
-                            return Err(err(r, i, format!("copies {} slots into {}", data.len(), to.count())));
+                        Op::Copy { from, to } => {
+                            let data = read(&buf[r as usize], from)?;
+                            if data.len() != to.count() as usize {
+                                return Err(err(i, format!("copies {} slots into {}", data.len(), to.count())));
+                            }
+                            store(&mut buf[r as usize], to, data, Combine::Copy).map_err(|m| err(i, m))?;
                         }
-                        store(&mut buf[r as usize], to, data, Combine::Copy).map_err(|m| err(r, i, m))?;
+                        Op::Compute(_) | Op::Rate(_) | Op::Engine(_) => {}
                     }
-                    Op::Compute(_) | Op::Rate(_) => {}
+                    pc[at] += 1;
+                    progress = true;
                 }
-                pc[r as usize] += 1;
-                progress = true;
             }
         }
         if !progress {
             break;
         }
     }
-    if let Some(r) = (0..n).find(|&r| pc[r as usize] < p.len(r)) {
-        let i = pc[r as usize];
-        return Err(err(r, i, format!("deadlock: waits forever at {:?}", p.op(r, i))));
+    for r in 0..n {
+        for lane in 0..lanes {
+            let i = pc[(r * lanes + lane) as usize];
+            if i < p.len(r, lane) {
+                return Err(ProgramError { rank: r, lane, op: i, message: format!("deadlock: waits forever at {:?}", p.op(r, lane, i)) });
+            }
+        }
     }
     if let Some(((to, from, tag), _)) = inbox.iter().find(|(_, q)| !q.is_empty()) {
-        return Err(err(*to, p.len(*to), format!("the message from rank {from} tagged {tag} was never waited for")));
+        return Err(ProgramError { rank: *to, lane: 0, op: 0, message: format!("the message from rank {from} tagged {tag} was never waited for") });
     }
     Ok(buf)
 }
@@ -151,20 +164,17 @@ fn store(b: &mut Content, into: Slots, data: Content, combine: Combine) -> Resul
 /// Run `p` as collective `c` and compare every rank's final buffer with what `c` requires.
 pub fn check(p: &dyn Program, c: Collective) -> Result<(), ProgramError> {
     let n = p.ranks();
-    if let Some(s) = c.fixed_slots(n) {
-        if p.slots() != s {
-            return Err(ProgramError { rank: 0, op: 0, message: format!("{} needs {s} slots per rank, the program has {}", c.name(), p.slots()) });
-        }
-    }
-    let end = run(p, |r, s| c.initial(n, r, s))?;
+    c.check_slots(n, p.slots()).map_err(|message| ProgramError { rank: 0, lane: 0, op: 0, message })?;
+    let end = run(p, |r, s| c.initial(n, r, s, p.owner(s)))?;
     for (r, b) in end.iter().enumerate() {
         for (s, have) in b.iter().enumerate() {
-            if let Some(want) = c.expected(n, r as u32, s as u32) {
+            if let Some(want) = c.expected(n, r as u32, s as u32, p.owner(s as u32)) {
                 if have.as_ref() != Some(&want) {
                     let show = |i: &Option<Item>| i.as_ref().map(|i| format!("chunk {} from {:?}", i.chunk, i.ranks())).unwrap_or("nothing".into());
                     return Err(ProgramError {
                         rank: r as u32,
-                        op: p.len(r as u32),
+                        lane: 0,
+                        op: p.len(r as u32, 0),
                         message: format!("ends with {} in slot {s}, wants {}", show(have), show(&Some(want))),
                     });
                 }

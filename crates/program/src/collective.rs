@@ -46,13 +46,20 @@ impl Collective {
         Collective::ALL.into_iter().find(|c| c.name() == s || c.name().replace('_', "") == s.replace(['_', '-'], ""))
     }
 
-    /// Slots per rank the operation's layout fixes (`None`: the algorithm chooses).
-    pub fn fixed_slots(self, ranks: u32) -> Option<u32> {
-        match self {
-            Collective::Allgather | Collective::ReduceScatter => Some(ranks),
-            Collective::AllToAll => Some(2 * ranks),
-            Collective::Barrier => Some(1),
-            _ => None,
+    /// What the operation's layout requires of a program's slot count, or why it is wrong:
+    /// a block per rank (or several) for allgather and reduce-scatter, a send and a receive
+    /// block per rank for all-to-all, one slot for a barrier.
+    pub fn check_slots(self, ranks: u32, slots: u32) -> Result<(), String> {
+        let ok = match self {
+            Collective::Allgather | Collective::ReduceScatter => slots > 0 && slots.is_multiple_of(ranks.max(1)),
+            Collective::AllToAll => slots == 2 * ranks,
+            Collective::Barrier => slots == 1,
+            _ => slots > 0,
+        };
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{} cannot use {slots} slots per rank on {ranks} ranks", self.name()))
         }
     }
 
@@ -69,28 +76,29 @@ impl Collective {
         }
     }
 
-    /// What `rank` holds in `slot` before the operation (root: rank 0 for rooted operations).
-    pub fn initial(self, ranks: u32, rank: u32, slot: u32) -> Option<Item> {
+    /// What `rank` holds in `slot` before the operation (root: rank 0 for rooted operations);
+    /// `owner`: the rank the slot's block belongs to (gather-like layouts).
+    pub fn initial(self, ranks: u32, rank: u32, slot: u32, owner: u32) -> Option<Item> {
         match self {
             Collective::Barrier => Some(Item::of(0, ranks, &[rank])),
             Collective::Broadcast => (rank == 0).then(|| Item::of(slot, ranks, &[0])),
             Collective::Reduce | Collective::Allreduce | Collective::ReduceScatter => Some(Item::of(slot, ranks, &[rank])),
-            Collective::Allgather => (slot == rank).then(|| Item::of(slot, ranks, &[rank])),
+            Collective::Allgather => (owner == rank).then(|| Item::of(slot, ranks, &[rank])),
             // Send buffer: the block for each destination; receive buffer empty.
             Collective::AllToAll => (slot < ranks).then(|| Item::of(rank * ranks + slot, ranks, &[rank])),
         }
     }
 
     /// What `rank` must hold in `slot` afterwards (`None`: anything).
-    pub fn expected(self, ranks: u32, rank: u32, slot: u32) -> Option<Item> {
+    pub fn expected(self, ranks: u32, rank: u32, slot: u32, owner: u32) -> Option<Item> {
         let all: Vec<u32> = (0..ranks).collect();
         match self {
             Collective::Barrier => Some(Item::of(0, ranks, &all)),
             Collective::Broadcast => Some(Item::of(slot, ranks, &[0])),
             Collective::Reduce => (rank == 0).then(|| Item::of(slot, ranks, &all)),
             Collective::Allreduce => Some(Item::of(slot, ranks, &all)),
-            Collective::ReduceScatter => (slot == rank).then(|| Item::of(slot, ranks, &all)),
-            Collective::Allgather => Some(Item::of(slot, ranks, &[slot])),
+            Collective::ReduceScatter => (owner == rank).then(|| Item::of(slot, ranks, &all)),
+            Collective::Allgather => Some(Item::of(slot, ranks, &[owner])),
             Collective::AllToAll => (slot >= ranks).then(|| {
                 let src = slot - ranks;
                 Item::of(src * ranks + rank, ranks, &[src])

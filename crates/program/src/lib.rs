@@ -15,12 +15,14 @@
 pub mod algorithms;
 pub mod check;
 pub mod collective;
+pub mod grid;
 pub mod op;
 pub mod program;
 pub mod runner;
 
 pub use check::{check, Item, ProgramError};
 pub use collective::Collective;
+pub use grid::Grid;
 pub use op::{Combine, Op, Slots};
 pub use program::{Program, Stages};
 pub use runner::ProgramRun;

@@ -87,4 +87,7 @@ pub enum Op {
     /// Cap the injection rate of this rank's following Puts (`None`: lift the cap), as the
     /// NIC's injection rate control does.
     Rate(Option<Bandwidth>),
+    /// Send this rank's following Puts on this injection engine of its node (`None`: let the
+    /// NIC deal them round-robin).
+    Engine(Option<u8>),
 }

@@ -2,22 +2,37 @@
 
 use crate::op::Op;
 
-/// A program: for each rank a list of operations, produced one at a time (`op(rank, i)`), so
-/// that no program holds a table per rank pair; a 158,976-rank barrier is a few words of state.
+/// A program: for each rank one or more lists of operations ("lanes"), produced one at a time
+/// (`op(rank, lane, i)`), so that no program holds a table per rank pair; a 158,976-rank
+/// barrier is a few words of state.
+///
+/// A rank runs its lanes independently, each in order (as an MPI rank progresses several
+/// nonblocking requests at once): a lane blocked in a Wait does not hold up the others. The
+/// lanes of a rank share its buffer; they should touch different slots.
 pub trait Program {
     /// Ranks it runs on.
     fn ranks(&self) -> u32;
     /// Slots in each rank's buffer (the unit the operations move; see [`crate::Slots`]).
     fn slots(&self) -> u32;
-    /// Length of `rank`'s list.
-    fn len(&self, rank: u32) -> u32;
-    /// Operation `i < len(rank)` of `rank`'s list.
-    fn op(&self, rank: u32, i: u32) -> Op;
+    /// Operation lists per rank (default 1).
+    fn lanes(&self) -> u32 {
+        1
+    }
+    /// Length of `rank`'s list in `lane`.
+    fn len(&self, rank: u32, lane: u32) -> u32;
+    /// Operation `i < len(rank, lane)` of that list.
+    fn op(&self, rank: u32, lane: u32, i: u32) -> Op;
+    /// For gather-like layouts (allgather, reduce-scatter): the rank whose block slot `slot`
+    /// belongs to. Default: blocks in rank order, `slots / ranks` slots each.
+    fn owner(&self, slot: u32) -> u32 {
+        slot / (self.slots() / self.ranks().max(1)).max(1)
+    }
 }
 
-/// A program made of stages run one after the other on every rank (ring allreduce: a
-/// reduce-scatter, then an allgather). A stage's tags are offset by `stage << 24`, so
-/// messages of two stages never match each other. Stages must share the slot count.
+/// A program made of stages run one after the other (ring allreduce: a reduce-scatter, then
+/// an allgather): on each rank, lane `l` of a stage starts when lane `l` of the stage before
+/// has ended. A stage's tags are offset by `stage << 24`, so messages of two stages never match
+/// each other. Stages must share the slot count.
 pub struct Stages {
     stages: Vec<Box<dyn Program + Send + Sync>>,
 }
@@ -39,15 +54,21 @@ impl Program for Stages {
     fn slots(&self) -> u32 {
         self.stages[0].slots()
     }
-    fn len(&self, rank: u32) -> u32 {
-        self.stages.iter().map(|s| s.len(rank)).sum()
+    fn lanes(&self) -> u32 {
+        self.stages.iter().map(|s| s.lanes()).max().unwrap_or(1)
     }
-    fn op(&self, rank: u32, mut i: u32) -> Op {
+    fn owner(&self, slot: u32) -> u32 {
+        self.stages[0].owner(slot)
+    }
+    fn len(&self, rank: u32, lane: u32) -> u32 {
+        self.stages.iter().filter(|s| lane < s.lanes()).map(|s| s.len(rank, lane)).sum()
+    }
+    fn op(&self, rank: u32, lane: u32, mut i: u32) -> Op {
         for (s, stage) in self.stages.iter().enumerate() {
-            let n = stage.len(rank);
+            let n = if lane < stage.lanes() { stage.len(rank, lane) } else { 0 };
             if i < n {
                 let shift = (s as u32) * STAGE_TAGS;
-                return match stage.op(rank, i) {
+                return match stage.op(rank, lane, i) {
                     Op::Put { to, slots, tag } => Op::Put { to, slots, tag: tag + shift },
                     Op::Get { from, slots, tag } => Op::Get { from, slots, tag: tag + shift },
                     Op::Wait { from, tag, into, combine } => Op::Wait { from, tag: tag + shift, into, combine },
@@ -56,6 +77,6 @@ impl Program for Stages {
             }
             i -= n;
         }
-        panic!("operation {i} beyond rank {rank}'s list")
+        panic!("operation {i} beyond rank {rank}'s lane {lane}")
     }
 }

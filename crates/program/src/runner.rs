@@ -21,18 +21,31 @@ enum State {
     Done,
 }
 
-/// A program in progress on the network. Per rank: a program counter, a state and its
-/// completion time (16 bytes a rank); messages that arrived before their Wait are counted
-/// in one map keyed by (receiver, sender, tag).
+/// One operation list of one rank in progress.
+#[derive(Debug, Clone, Copy)]
+struct Lane {
+    pc: u32,
+    state: State,
+    /// Injection rate cap of its Puts (bytes per second; 0: none).
+    rate: u64,
+    /// Engine of its Puts (`u8::MAX`: the NIC deals them).
+    engine: u8,
+    /// End of its Compute (picoseconds), while computing.
+    until: u64,
+}
+
+/// A program in progress on the network. Per rank and lane: a program counter, a state, the
+/// rate and engine its Puts use, a compute's end (24 bytes); per rank its completion time. Messages that
+/// arrived before their Wait are counted in one map keyed by (receiver, sender, tag).
 pub struct ProgramRun {
     program: Box<dyn Program + Send + Sync>,
     /// Bytes of one rank's whole buffer.
     size: u64,
-    pc: Vec<u32>,
-    state: Vec<State>,
+    lanes: u32,
+    lane: Vec<Lane>,
+    /// Lanes of each rank still running.
+    running: Vec<u8>,
     done_at: Vec<Time>,
-    /// Each rank's injection rate cap for its Puts (bytes per second; 0: none).
-    rate: Vec<u64>,
     early: HashMap<(u32, u32, u32), u32>,
     remaining: u32,
     messages: u64,
@@ -43,17 +56,18 @@ impl ProgramRun {
     /// Run `program` with a buffer of `size` bytes per rank, spread evenly over its slots.
     pub fn new(program: Box<dyn Program + Send + Sync>, size: u64) -> Self {
         let n = program.ranks() as usize;
+        let lanes = program.lanes().max(1);
         ProgramRun {
-            program,
             size,
-            pc: vec![0; n],
-            state: vec![State::Ready; n],
+            lanes,
+            lane: vec![Lane { pc: 0, state: State::Ready, rate: 0, engine: u8::MAX, until: 0 }; n * lanes as usize],
+            running: vec![lanes as u8; n],
             done_at: vec![Time::ZERO; n],
-            rate: vec![0; n],
             early: HashMap::new(),
             remaining: n as u32,
             messages: 0,
             bytes: 0,
+            program,
         }
     }
 
@@ -63,23 +77,27 @@ impl ProgramRun {
         (self.size * s.count() as u64).div_ceil(slots).max(MIN_MESSAGE_BYTES)
     }
 
-    /// Run `rank` until it blocks or ends.
-    fn advance(&mut self, rank: u32, api: &mut Api) {
-        let r = rank as usize;
-        let len = self.program.len(rank);
+    /// Run lane `lane` of `rank` until it blocks or ends.
+    fn advance(&mut self, rank: u32, lane: u32, api: &mut Api) {
+        let at = (rank * self.lanes + lane) as usize;
+        let len = self.program.len(rank, lane);
         loop {
-            let i = self.pc[r];
-            if i >= len {
-                self.state[r] = State::Done;
-                self.done_at[r] = api.now();
-                self.remaining -= 1;
+            let l = self.lane[at];
+            if l.pc >= len {
+                self.lane[at].state = State::Done;
+                self.running[rank as usize] -= 1;
+                if self.running[rank as usize] == 0 {
+                    self.done_at[rank as usize] = api.now();
+                    self.remaining -= 1;
+                }
                 return;
             }
-            match self.program.op(rank, i) {
+            match self.program.op(rank, lane, l.pc) {
                 Op::Put { to, slots, tag } => {
                     let bytes = self.bytes_of(slots);
-                    let rate = (self.rate[r] > 0).then_some(Bandwidth(self.rate[r]));
-                    self.post(api, Message::put(Rank(rank), Rank(to), bytes).tag(tag as u64).rate(rate));
+                    let rate = (l.rate > 0).then_some(Bandwidth(l.rate));
+                    let engine = (l.engine != u8::MAX).then_some(l.engine);
+                    self.post(api, Message::put(Rank(rank), Rank(to), bytes).tag(tag as u64).rate(rate).engine(engine));
                 }
                 Op::Get { from, slots, tag } => {
                     let bytes = self.bytes_of(slots);
@@ -91,20 +109,22 @@ impl ProgramRun {
                         self.early.remove(&(rank, from, tag));
                     }
                     None => {
-                        self.state[r] = State::Waiting;
+                        self.lane[at].state = State::Waiting;
                         return;
                     }
                 },
                 Op::Copy { .. } => {}
-                Op::Rate(r) => self.rate[rank as usize] = r.map_or(0, |b| b.bytes_per_sec()),
+                Op::Rate(r) => self.lane[at].rate = r.map_or(0, |b| b.bytes_per_sec()),
+                Op::Engine(e) => self.lane[at].engine = e.unwrap_or(u8::MAX),
                 Op::Compute(d) => {
-                    self.pc[r] += 1;
-                    self.state[r] = State::Computing;
+                    self.lane[at].pc += 1;
+                    self.lane[at].state = State::Computing;
+                    self.lane[at].until = (api.now() + d).ps();
                     api.wake_at(Rank(rank), api.now() + d);
                     return;
                 }
             }
-            self.pc[r] += 1;
+            self.lane[at].pc += 1;
         }
     }
 
@@ -126,45 +146,56 @@ impl ProgramRun {
 
     /// If some rank never finished: which, and the operation it is stuck at.
     pub fn stuck(&self) -> Option<String> {
-        let r = self.state.iter().position(|s| *s != State::Done)?;
-        let i = self.pc[r];
-        let op = (i < self.program.len(r as u32)).then(|| self.program.op(r as u32, i));
-        let n = self.state.iter().filter(|s| **s != State::Done).count();
-        Some(format!("deadlock: {n} rank(s) never finished; rank {r} waits at operation {i} ({op:?})"))
+        let at = self.lane.iter().position(|l| l.state != State::Done)?;
+        let (r, lane) = (at as u32 / self.lanes, at as u32 % self.lanes);
+        let i = self.lane[at].pc;
+        let op = (i < self.program.len(r, lane)).then(|| self.program.op(r, lane, i));
+        let n = self.running.iter().filter(|&&c| c > 0).count();
+        let lane = if self.lanes > 1 { format!(" lane {lane}") } else { String::new() };
+        Some(format!("deadlock: {n} rank(s) never finished; rank {r}{lane} waits at operation {i} ({op:?})"))
     }
 }
 
 impl Workload for ProgramRun {
     fn start(&mut self, api: &mut Api) {
         for rank in 0..self.program.ranks() {
-            self.advance(rank, api);
+            for lane in 0..self.lanes {
+                self.advance(rank, lane, api);
+            }
         }
     }
 
     fn wake(&mut self, rank: Rank, api: &mut Api) {
-        if self.state[rank.index()] == State::Computing {
-            self.state[rank.index()] = State::Ready;
-            self.advance(rank.0, api);
+        // Timers are per rank: this one ends every Compute of the rank that is due.
+        for lane in 0..self.lanes {
+            let at = (rank.0 * self.lanes + lane) as usize;
+            if self.lane[at].state == State::Computing && self.lane[at].until <= api.now().ps() {
+                self.lane[at].state = State::Ready;
+                self.advance(rank.0, lane, api);
+            }
         }
     }
 
     fn delivered(&mut self, d: &Delivered, api: &mut Api) {
         // The receiving rank and the rank the data came from: a Put lands at its destination,
         // a Get's data at its initiator.
-        let (at, from) = if d.op == NicOp::Get { (d.src.0, d.dst.0) } else { (d.dst.0, d.src.0) };
+        let (rank, from) = if d.op == NicOp::Get { (d.src.0, d.dst.0) } else { (d.dst.0, d.src.0) };
         let tag = d.tag as u32;
-        let r = at as usize;
-        if self.state[r] == State::Waiting {
-            if let Op::Wait { from: f, tag: t, .. } = self.program.op(at, self.pc[r]) {
+        for lane in 0..self.lanes {
+            let at = (rank * self.lanes + lane) as usize;
+            if self.lane[at].state != State::Waiting {
+                continue;
+            }
+            if let Op::Wait { from: f, tag: t, .. } = self.program.op(rank, lane, self.lane[at].pc) {
                 if (f, t) == (from, tag) {
-                    self.pc[r] += 1;
-                    self.state[r] = State::Ready;
-                    self.advance(at, api);
+                    self.lane[at].pc += 1;
+                    self.lane[at].state = State::Ready;
+                    self.advance(rank, lane, api);
                     return;
                 }
             }
         }
-        *self.early.entry((at, from, tag)).or_default() += 1;
+        *self.early.entry((rank, from, tag)).or_default() += 1;
     }
 
     fn finished(&self) -> bool {

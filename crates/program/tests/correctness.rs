@@ -1,9 +1,18 @@
 //! Every algorithm leaves every rank with exactly the data its collective requires, on many
 //! rank counts (powers of two and not), checked symbolically; broken programs are caught.
 
-use fabricsim_program::algorithms::{build, names};
+use fabricsim_program::algorithms::{build, names, Layout};
 use fabricsim_program::check::run;
-use fabricsim_program::{check, Collective, Combine, Op, Program, Slots};
+use fabricsim_program::{check, Collective, Combine, Grid, Op, Program, Slots};
+
+/// Tori of two and three axes, with rings of 2 to 8 and odd lengths.
+const TORI: &[&[u32]] =
+    &[&[2, 2], &[3, 3], &[4, 2], &[5, 3], &[4, 4], &[8, 6], &[2, 2, 2], &[3, 4, 5], &[4, 4, 4], &[2, 6, 3], &[6, 5, 2], &[1, 4, 3]];
+
+fn torus(dims: &[u32]) -> Layout {
+    let grid = Grid::new(dims, &vec![true; dims.len()]);
+    Layout { ranks: grid.ranks(), grid: Some(grid), link_bandwidth: Some(fabricsim_core::Bandwidth(5_000_000_000)) }
+}
 
 #[test]
 fn every_algorithm_is_correct_on_many_rank_counts() {
@@ -13,8 +22,11 @@ fn every_algorithm_is_correct_on_many_rank_counts() {
             for &p in &counts {
                 // A chain with several segments, and one with a single segment.
                 for size in [8, 1 << 20] {
-                    let prog = build(c, name, p, size).unwrap();
-                    check(prog.as_ref(), c).unwrap_or_else(|e| panic!("{} {name} on {p} ranks: {e}", c.name()));
+                    match build(c, name, &Layout::flat(p), size) {
+                        Ok(prog) => check(prog.as_ref(), c).unwrap_or_else(|e| panic!("{} {name} on {p} ranks: {e}", c.name())),
+                        // Only the topology-aware algorithms need a torus.
+                        Err(e) => assert!(e.contains("torus"), "{} {name} on {p} ranks: {e}", c.name()),
+                    }
                 }
             }
         }
@@ -22,8 +34,41 @@ fn every_algorithm_is_correct_on_many_rank_counts() {
 }
 
 #[test]
+fn every_algorithm_is_correct_on_tori() {
+    for c in Collective::ALL {
+        for &name in names(c) {
+            for dims in TORI {
+                for size in [8, 1 << 20] {
+                    let prog = build(c, name, &torus(dims), size).unwrap_or_else(|e| panic!("{} {name} on {dims:?}: {e}", c.name()));
+                    check(prog.as_ref(), c).unwrap_or_else(|e| panic!("{} {name} on {dims:?}: {e}", c.name()));
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_symmetric_all_to_all_serves_every_pair_once() {
+    // Every rank puts exactly one message to every other rank.
+    for dims in TORI {
+        let prog = build(Collective::AllToAll, "symmetric", &torus(dims), 64).unwrap();
+        let n = prog.ranks();
+        for r in 0..n {
+            let mut to: Vec<u32> = (0..prog.len(r, 0))
+                .filter_map(|i| match prog.op(r, 0, i) {
+                    Op::Put { to, .. } => Some(to),
+                    _ => None,
+                })
+                .collect();
+            to.sort_unstable();
+            assert_eq!(to, (0..n).filter(|&x| x != r).collect::<Vec<_>>(), "{dims:?} rank {r}");
+        }
+    }
+}
+
+#[test]
 fn unknown_algorithms_are_refused_with_the_known_ones() {
-    let e = build(Collective::Allreduce, "tree", 8, 8).err().unwrap();
+    let e = build(Collective::Allreduce, "tree", &Layout::flat(8), 8).err().unwrap();
     assert!(e.contains("'tree'") && e.contains("rabenseifner"), "{e}");
 }
 
@@ -37,10 +82,10 @@ impl Program for Lists {
     fn slots(&self) -> u32 {
         self.1
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         self.0[r as usize].len() as u32
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         self.0[r as usize][i as usize]
     }
 }
@@ -64,11 +109,11 @@ fn a_wait_without_a_matching_send_is_a_deadlock_naming_the_rank_and_operation() 
 fn a_reduction_counting_a_rank_twice_is_caught() {
     // Ring reduce-scatter whose receive adds into the block it just sent (off by one).
     let p = 4;
-    let good = build(Collective::ReduceScatter, "ring", p, 64).unwrap();
+    let good = build(Collective::ReduceScatter, "ring", &Layout::flat(p), 64).unwrap();
     let ops: Vec<Vec<Op>> = (0..p)
         .map(|r| {
-            (0..good.len(r))
-                .map(|i| match good.op(r, i) {
+            (0..good.len(r, 0))
+                .map(|i| match good.op(r, 0, i) {
                     Op::Wait { from, tag, combine, .. } => Op::Wait { from, tag, into: Slots::range(r + 2 * p - tag - 1, 1, p), combine },
                     op => op,
                 })
@@ -78,8 +123,8 @@ fn a_reduction_counting_a_rank_twice_is_caught() {
     let bad = Lists(ops, p);
     assert!(check(&bad, Collective::ReduceScatter).is_err());
     // And an allgather that skips its last step leaves a block missing.
-    let ag = build(Collective::Allgather, "ring", 5, 64).unwrap();
-    let short = Lists((0..5).map(|r| (0..ag.len(r) - 2).map(|i| ag.op(r, i)).collect()).collect(), 5);
+    let ag = build(Collective::Allgather, "ring", &Layout::flat(5), 64).unwrap();
+    let short = Lists((0..5).map(|r| (0..ag.len(r, 0) - 2).map(|i| ag.op(r, 0, i)).collect()).collect(), 5);
     let e = check(&short, Collective::Allgather).unwrap_err();
     assert!(e.message.contains("ends with nothing"), "{e}");
 }

@@ -22,10 +22,10 @@ impl Program for Dissemination {
     fn slots(&self) -> u32 {
         1
     }
-    fn len(&self, _rank: u32) -> u32 {
+    fn len(&self, _rank: u32, _lane: u32) -> u32 {
         2 * self.rounds()
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let (k, p) = (i / 2, self.ranks);
         let d = (1u32 << k) % p;
         let knowledge = Slots::range(0, 1, 1);

@@ -30,10 +30,10 @@ impl Program for Binomial {
     fn slots(&self) -> u32 {
         1
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         self.children(r).count() as u32 + (r != 0) as u32
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let all = Slots::range(0, 1, 1);
         let kids: Vec<u32> = self.children(r).collect();
         if self.reduce {

@@ -25,10 +25,10 @@ impl Program for BruckAllgather {
     fn slots(&self) -> u32 {
         self.ranks
     }
-    fn len(&self, _r: u32) -> u32 {
+    fn len(&self, _r: u32, _lane: u32) -> u32 {
         2 * self.rounds()
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let (p, k) = (self.ranks, i / 2);
         let d = 1u32 << k;
         let count = d.min(p - d);

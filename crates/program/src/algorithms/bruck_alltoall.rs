@@ -25,10 +25,10 @@ impl Program for BruckAllToAll {
     fn slots(&self) -> u32 {
         2 * self.ranks
     }
-    fn len(&self, _r: u32) -> u32 {
+    fn len(&self, _r: u32, _lane: u32) -> u32 {
         2 * self.rounds() + 2
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let p = self.ranks;
         let work = Slots::Range { base: p, window: p, start: 0, count: p };
         if i == 0 {

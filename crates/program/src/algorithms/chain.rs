@@ -19,7 +19,7 @@ impl Program for Chain {
     fn slots(&self) -> u32 {
         self.segments
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         let ends = r == 0 || r == self.ranks - 1;
         if self.ranks == 1 {
             0
@@ -29,7 +29,7 @@ impl Program for Chain {
             2 * self.segments
         }
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let last = self.ranks - 1;
         // Broadcast flows up the ranks, reduce down; `head` starts the chain.
         let (head, tail) = if self.reduce { (last, 0) } else { (0, last) };

@@ -7,12 +7,18 @@ pub mod bruck_alltoall;
 pub mod chain;
 pub mod fold;
 pub mod pairwise;
+pub mod quad_rings;
 pub mod recursive_doubling;
 pub mod recursive_halving;
 pub mod ring;
+pub mod symmetric_alltoall;
+pub mod trinary_tree;
+pub mod trinary_trees;
 
+use crate::grid::Grid;
 use crate::program::{Program, Stages};
 use crate::Collective;
+use fabricsim_core::Bandwidth;
 
 /// A program ready to run.
 pub type Boxed = Box<dyn Program + Send + Sync>;
@@ -22,24 +28,50 @@ pub type Boxed = Box<dyn Program + Send + Sync>;
 pub const CHAIN_SEGMENT: u64 = 64 * 1024;
 pub const MAX_SEGMENTS: u64 = 256;
 
-/// The algorithms of each collective, by name.
+/// The algorithms of each collective, by name (the topology-aware ones last).
 pub fn names(c: Collective) -> &'static [&'static str] {
     match c {
         Collective::Barrier => &["dissemination"],
-        Collective::Broadcast | Collective::Reduce => &["binomial", "chain"],
-        Collective::Allgather => &["ring", "recursive_doubling", "bruck"],
+        Collective::Broadcast | Collective::Reduce => &["binomial", "chain", "trinary_tree"],
+        Collective::Allgather => &["ring", "recursive_doubling", "bruck", "quad_rings"],
         Collective::ReduceScatter => &["ring", "recursive_halving"],
-        Collective::Allreduce => &["recursive_doubling", "ring", "rabenseifner"],
-        Collective::AllToAll => &["pairwise", "all_at_once", "bruck"],
+        Collective::Allreduce => &["recursive_doubling", "ring", "rabenseifner", "trinary_tree"],
+        Collective::AllToAll => &["pairwise", "all_at_once", "bruck", "symmetric", "symmetric_no_rate"],
     }
 }
 
-/// Algorithm `name` for collective `c` on `ranks` ranks with a buffer of `size` bytes.
-pub fn build(c: Collective, name: &str, ranks: u32, size: u64) -> Result<Boxed, String> {
+/// What an algorithm may know of where it runs.
+#[derive(Debug, Clone)]
+pub struct Layout {
+    pub ranks: u32,
+    /// The torus or mesh of ranks (rank `r` at the grid's position `r`), for the
+    /// topology-aware algorithms; `None` when the ranks form no grid (a fat-tree).
+    pub grid: Option<Grid>,
+    /// Bandwidth of one link, for injection-rate control.
+    pub link_bandwidth: Option<Bandwidth>,
+}
+
+impl Layout {
+    /// `ranks` ranks with no grid.
+    pub fn flat(ranks: u32) -> Layout {
+        Layout { ranks, grid: None, link_bandwidth: None }
+    }
+    fn grid(&self, name: &str) -> Result<Grid, String> {
+        match &self.grid {
+            Some(g) if g.ranks() == self.ranks => Ok(g.clone()),
+            _ => Err(format!("'{name}' needs the ranks laid out on a torus, one per node")),
+        }
+    }
+}
+
+/// Algorithm `name` for collective `c` on `layout` with a buffer of `size` bytes per rank.
+pub fn build(c: Collective, name: &str, layout: &Layout, size: u64) -> Result<Boxed, String> {
+    let ranks = layout.ranks;
     if ranks == 0 {
         return Err("needs at least one rank".into());
     }
     let segments = size.div_ceil(CHAIN_SEGMENT).clamp(1, MAX_SEGMENTS) as u32;
+    let tree_segments = size.div_ceil(3 * CHAIN_SEGMENT).clamp(1, MAX_SEGMENTS) as u32;
     let p: Boxed = match (c, name) {
         (Collective::Barrier, "dissemination") => Box::new(barrier_dissemination::Dissemination { ranks }),
         (Collective::Broadcast, "binomial") => Box::new(binomial::Binomial { ranks, reduce: false }),
@@ -62,6 +94,16 @@ pub fn build(c: Collective, name: &str, ranks: u32, size: u64) -> Result<Boxed, 
         (Collective::AllToAll, "pairwise") => Box::new(pairwise::Pairwise { ranks, all_at_once: false }),
         (Collective::AllToAll, "all_at_once") => Box::new(pairwise::Pairwise { ranks, all_at_once: true }),
         (Collective::AllToAll, "bruck") => Box::new(bruck_alltoall::BruckAllToAll { ranks }),
+        (Collective::Broadcast | Collective::Reduce, "trinary_tree") => {
+            Box::new(trinary_tree::TrinaryTree::new(layout.grid(name)?, tree_segments, c == Collective::Reduce)?)
+        }
+        (Collective::Allreduce, "trinary_tree") => Box::new(Stages::new(vec![
+            Box::new(trinary_tree::TrinaryTree::new(layout.grid(name)?, tree_segments, true)?),
+            Box::new(trinary_tree::TrinaryTree::new(layout.grid(name)?, tree_segments, false)?),
+        ])),
+        (Collective::Allgather, "quad_rings") => Box::new(quad_rings::QuadRings::new(layout.grid(name)?)?),
+        (Collective::AllToAll, "symmetric") => Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, layout.link_bandwidth)?),
+        (Collective::AllToAll, "symmetric_no_rate") => Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, None)?),
         _ => return Err(format!("'{name}' is not an algorithm of {} (known: {})", c.name(), names(c).join(", "))),
     };
     Ok(p)

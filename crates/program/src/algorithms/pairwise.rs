@@ -20,10 +20,10 @@ impl Program for Pairwise {
     fn slots(&self) -> u32 {
         2 * self.ranks
     }
-    fn len(&self, _r: u32) -> u32 {
+    fn len(&self, _r: u32, _lane: u32) -> u32 {
         1 + 2 * (self.ranks - 1)
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let p = self.ranks;
         let recv = |src: u32| Slots::Range { base: p, window: p, start: src, count: 1 };
         if i == 0 {

@@ -52,7 +52,7 @@ impl Program for RecursiveDoubling {
             self.ranks
         }
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         let f = self.fold();
         if f.is_extra(r) {
             self.fold_in as u32 + 1
@@ -60,7 +60,7 @@ impl Program for RecursiveDoubling {
             2 * f.rounds() + if f.has_extra(r) { self.fold_in as u32 + 1 } else { 0 }
         }
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let f = self.fold();
         let combine = if self.reduce { Combine::Reduce } else { Combine::Copy };
         let mine = if self.reduce { self.all() } else { Slots::range(r, 1, self.ranks) };

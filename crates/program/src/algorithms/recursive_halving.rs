@@ -37,7 +37,7 @@ impl Program for RecursiveHalving {
     fn slots(&self) -> u32 {
         self.ranks
     }
-    fn len(&self, r: u32) -> u32 {
+    fn len(&self, r: u32, _lane: u32) -> u32 {
         let f = self.fold();
         if f.is_extra(r) {
             1 + self.fold_out as u32
@@ -45,7 +45,7 @@ impl Program for RecursiveHalving {
             2 * f.rounds() + if f.has_extra(r) { 1 + self.fold_out as u32 } else { 0 }
         }
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let f = self.fold();
         let all = Slots::range(0, self.ranks, self.ranks);
         if f.is_extra(r) {

@@ -19,10 +19,10 @@ impl Program for Ring {
     fn slots(&self) -> u32 {
         self.ranks
     }
-    fn len(&self, _r: u32) -> u32 {
+    fn len(&self, _r: u32, _lane: u32) -> u32 {
         2 * (self.ranks - 1)
     }
-    fn op(&self, r: u32, i: u32) -> Op {
+    fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let (p, s) = (self.ranks, i / 2);
         let block = |b: u32| Slots::range(b % p, 1, p);
         // Block sent in step s; the one received is the one the left neighbour sends.
