@@ -67,21 +67,36 @@ enum Cmd {
         json: Option<PathBuf>,
     },
     /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
-    /// sizes on a scenario's network, one rank per node.
+    /// sizes on a scenario's network, or run a program written as text (`--program`).
     Collective {
         /// Scenario file (TOML); without one, the built-in default scenario. Its workload is
-        /// ignored.
+        /// ignored (its packet size is used).
         scenario: Option<PathBuf>,
         /// The collective: barrier, broadcast, reduce, allgather, reduce_scatter, allreduce,
         /// all_to_all.
-        #[arg(long)]
-        op: String,
+        #[arg(long, required_unless_present = "program", conflicts_with = "program")]
+        op: Option<String>,
         /// Comma-separated algorithms, or `all` (the default): every one that applies.
         #[arg(long, value_delimiter = ',')]
         algorithm: Vec<String>,
         /// Comma-separated buffer sizes per rank, e.g. 8B,1KiB,1MiB.
         #[arg(long, value_delimiter = ',', default_value = "8B")]
         sizes: Vec<String>,
+        /// A program to run instead of a collective: one operation per line (see the docs).
+        #[arg(long, value_name = "FILE")]
+        program: Option<PathBuf>,
+        /// Ranks per node (default 1): ranks fill the nodes in order, or the rank map's most
+        /// per node.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        ranks_per_node: u32,
+        /// Node of each rank, one line per rank: coordinates (torus, mesh) or a node id
+        /// (fat-tree).
+        #[arg(long, value_name = "FILE")]
+        rank_map: Option<PathBuf>,
+        /// The torus the ranks form for the topology-aware algorithms, e.g. 8,8,8 (default:
+        /// the network's torus, with one rank per node in node order).
+        #[arg(long, value_delimiter = ',', value_name = "DIMS")]
+        grid: Vec<u32>,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -321,23 +336,57 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
             }
         }
-        Cmd::Collective { scenario, op, algorithm, sizes, set, csv, json } => {
-            let s = load(&scenario, &set)?;
-            let c = fabricsim::collective::parse_op(&op)?;
-            let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
+        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, set, csv, json } => {
+            let plan = Plan::new(&load(&scenario, &set)?)?;
+            let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
+            if ranks_per_node == 0 {
+                return Err(fabricsim::ConfigError::new("--ranks-per-node", "0 is not a rank count").into());
+            }
+            let map = match &rank_map {
+                Some(p) => Some(fabricsim::placement::read_rank_map(&plan, &read(p)?, ranks_per_node)?),
+                None => None,
+            };
+            let ranks = fabricsim::placement::Ranks { per_node: ranks_per_node, map, grid: (!grid.is_empty()).then_some(grid) };
             let sizes = sizes
                 .iter()
                 .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))
                 .collect::<Result<Vec<_>, Error>>()?;
-            let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
-            let pts = fabricsim::collective::compare(&s, c, &algorithms, &sizes, |_| {
-                if let Some(pb) = &pb {
-                    pb.inc(1);
+            let pts = match (&program, &op) {
+                (Some(p), _) => {
+                    let prog = fabricsim_program::FileProgram::parse(&read(p)?).map_err(|m| fabricsim::ConfigError::new("--program", m))?;
+                    let mut pt = fabricsim::collective::run_program(&plan, &ranks, Box::new(prog), 0, |_| {})?;
+                    pt.algorithm = p.display().to_string();
+                    vec![pt]
                 }
-            })?;
-            if let Some(pb) = pb {
-                pb.finish_and_clear();
-            }
+                (None, Some(op)) => {
+                    let c = fabricsim::collective::parse_op(op)?;
+                    let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
+                    let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
+                    let pts = fabricsim::collective::compare(
+                        &plan,
+                        &ranks,
+                        c,
+                        &algorithms,
+                        &sizes,
+                        |t| {
+                            if let Some(pb) = &pb {
+                                pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3));
+                            }
+                        },
+                        |p| {
+                            if let Some(pb) = &pb {
+                                pb.set_message(format!("{}: {} {} B done", c.name(), p.algorithm, p.bytes));
+                                pb.inc(1);
+                            }
+                        },
+                    )?;
+                    if let Some(pb) = pb {
+                        pb.finish_and_clear();
+                    }
+                    pts
+                }
+                (None, None) => unreachable!("clap requires --op or --program"),
+            };
             let _ = write!(human(&[&csv, &json]), "{}", fabricsim::collective::table(&pts));
             if let Some(p) = csv {
                 write_out(&p, &fabricsim::collective::to_csv(&pts))?;

@@ -291,7 +291,7 @@ fn show_prints_the_resolved_scenario_and_reports_carry_it() {
 
 #[test]
 fn every_help_entry_has_a_description() {
-    for cmd in ["run", "info", "sweep", "validate", "default", "show", "presets"] {
+    for cmd in ["run", "info", "sweep", "collective", "validate", "default", "show", "presets"] {
         let (code, out, _) = fabricsim(&[cmd, "--help"]);
         assert_eq!(code, 0);
         let mut section = false;
@@ -306,5 +306,103 @@ fn every_help_entry_has_a_description() {
                 assert!(parts.len() >= 2, "`fabricsim {cmd} --help`: no description for `{}`", line.trim());
             }
         }
+    }
+}
+
+#[test]
+fn collective_compares_algorithms_and_writes_csv_and_json() {
+    let (code, out, err) = fabricsim(&["collective", "--op", "allreduce", "--sizes", "8B,64KiB", "--set", "topology.shape=[4,4]", "--csv", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<&str> = out.lines().skip(1).filter(|l| !l.is_empty()).collect();
+    // Every allreduce algorithm at both sizes.
+    assert_eq!(rows.len(), 2 * 4, "{out}");
+    assert!(rows.iter().all(|r| r.starts_with("allreduce,")));
+    assert!(err.contains("rabenseifner") && err.contains("trinary_tree"), "the table goes to stderr: {err}");
+    let (code, out, _) = fabricsim(&["collective", "--op", "broadcast", "--algorithm", "binomial", "--set", "topology.shape=[4,4]", "--json", "-"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["algorithm"], "binomial");
+    assert_eq!(v[0]["ranks"], 16);
+    assert!(v[0]["time_ns"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn collective_bad_input_names_the_option() {
+    for (args, want) in [
+        (vec!["collective", "--op", "allsum"], "--op"),
+        (vec!["collective", "--op", "allreduce", "--algorithm", "tree"], "--algorithm"),
+        (vec!["collective", "--op", "allreduce", "--sizes", "1 parsec"], "--sizes"),
+        (
+            vec![
+                "collective",
+                "--op",
+                "allgather",
+                "--algorithm",
+                "quad_rings",
+                "--set",
+                "topology.shape=[4,4]",
+                "--set",
+                "topology.wrap=[true,false]",
+            ],
+            "torus",
+        ),
+        (vec!["collective", "--op", "allreduce", "--grid", "3,3"], "--grid"),
+        (vec!["collective", "--op", "barrier", "--ranks-per-node", "0"], "--ranks-per-node"),
+    ] {
+        let (code, _, err) = fabricsim(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.contains(want) && err.lines().count() == 1, "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn collective_runs_a_program_file_and_reports_a_deadlock_by_rank() {
+    let dir = std::env::temp_dir();
+    let good = dir.join(format!("fabricsim-prog-{}.txt", std::process::id()));
+    std::fs::write(&good, "ranks 4\n0 put 1 64KiB tag=1\n1 wait 0 tag=1\n1 put 2 64KiB\n2 wait 1\n").unwrap();
+    let (code, out, err) = fabricsim(&["collective", "--program", good.to_str().unwrap(), "--set", "topology.shape=[4]", "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["messages"], 2);
+    let bad = dir.join(format!("fabricsim-prog-bad-{}.txt", std::process::id()));
+    std::fs::write(&bad, "ranks 4\n0 put 1 8B tag=1\n1 wait 0 tag=1\n3 wait 2 tag=7\n").unwrap();
+    let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("deadlock") && err.contains("rank 3"), "{err}");
+    std::fs::write(&bad, "ranks 4\n0 put 9 8B\n").unwrap();
+    let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--program") && err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn rank_maps_place_ranks_and_bad_maps_name_the_line() {
+    let dir = std::env::temp_dir();
+    let map = dir.join(format!("fabricsim-map-{}.txt", std::process::id()));
+    // Ring neighbours three nodes apart on an 8-ring: the ring allgather is slower than with
+    // ranks in node order.
+    let far: String = (0..8).map(|r| format!("{}\n", r * 3 % 8)).collect();
+    std::fs::write(&map, far).unwrap();
+    let time = |extra: &[&str]| {
+        let mut args =
+            vec!["collective", "--op", "allgather", "--algorithm", "ring", "--sizes", "1MiB", "--set", "topology.shape=[8]", "--json", "-"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = fabricsim(&args);
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()[0]["time_ns"].as_f64().unwrap()
+    };
+    let near = time(&[]);
+    let scattered = time(&["--rank-map", map.to_str().unwrap()]);
+    assert!(scattered > 1.5 * near, "{scattered} vs {near}");
+    // Two ranks per node: sixteen ranks.
+    let (code, out, _) = fabricsim(&["collective", "--op", "barrier", "--set", "topology.shape=[8]", "--ranks-per-node", "2", "--json", "-"]);
+    assert_eq!(code, 0);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()[0]["ranks"], 16);
+    // A node used twice, a node outside the torus.
+    for (text, want) in [("0\n1\n1\n", "line 3"), ("0\n9\n", "line 2")] {
+        std::fs::write(&map, text).unwrap();
+        let (code, _, err) = fabricsim(&["collective", "--op", "barrier", "--set", "topology.shape=[8]", "--rank-map", map.to_str().unwrap()]);
+        assert_eq!(code, 2, "{text:?}: {err}");
+        assert!(err.contains(want), "{text:?}: {err}");
     }
 }

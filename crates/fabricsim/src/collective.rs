@@ -1,14 +1,13 @@
 //! Collectives on a scenario's network: run an algorithm at a size, compare algorithms over
 //! sizes (`fabricsim collective`).
 
+use crate::placement::Ranks;
 use crate::scenario::TieOrder;
-use crate::{Error, Plan, Scenario};
+use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{RunLimits, Simulation, Workload};
-use fabricsim_program::algorithms::{build, names, Boxed, Layout};
-use fabricsim_program::Grid;
+use fabricsim_program::algorithms::{build, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
-use fabricsim_topology::Topology;
 use serde::Serialize;
 
 /// One collective run: an algorithm at one size.
@@ -58,36 +57,31 @@ pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, E
     Ok(list.to_vec())
 }
 
-/// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, one rank per node.
-pub fn run(plan: &Plan, c: Collective, algorithm: &str, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
-    let program = build(c, algorithm, &layout(plan), size).map_err(|m| ConfigError::new("--algorithm", m))?;
-    let mut p = run_program(plan, program, size, progress)?;
+/// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, ranks placed by
+/// `ranks`.
+pub fn run(plan: &Plan, ranks: &Ranks, c: Collective, algorithm: &str, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
+    let mut p = run_program(plan, ranks, program, size, progress)?;
     p.op = c.name();
     p.algorithm = algorithm.to_string();
     p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
     Ok(p)
 }
 
-/// What the algorithms may know of `plan`'s network: one rank per node, a torus's grid.
-pub fn layout(plan: &Plan) -> Layout {
-    let grid = match &plan.topology {
-        Topology::Torus(t) => Some(Grid::new(t.shape(), t.wrap())),
-        Topology::FatTree(_) => None,
-    };
-    Layout { ranks: plan.topology.nodes(), grid, link_bandwidth: Some(plan.params.link_bandwidth) }
-}
-
-/// Run any program with `size` bytes per rank on `plan`'s network, one rank per node (a
+/// Run any program with `size` bytes per rank on `plan`'s network, ranks placed by `ranks` (a
 /// program for another rank count is refused). A rank left waiting is a deadlock, reported
 /// with the rank and the operation it waits at.
-pub fn run_program(plan: &Plan, program: Boxed, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
     let started = std::time::Instant::now();
-    let ranks = plan.topology.nodes();
-    if program.ranks() != ranks {
-        return Err(ConfigError::new("program", format!("is for {} ranks, the network has {ranks} nodes", program.ranks())).into());
+    let n = ranks.count(plan);
+    if program.ranks() != n {
+        return Err(ConfigError::new("program", format!("is for {} ranks, the job has {n}", program.ranks())).into());
     }
     let graph = plan.build_graph();
     let mut sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), ProgramRun::new(program, size))?;
+    if let Some(map) = ranks.nodes(plan) {
+        sim = sim.with_rank_map(map)?;
+    }
     let s = &plan.scenario.sim;
     if s.tie_order == TieOrder::Shuffle {
         sim = sim.with_tie_shuffle(s.tie_seed.unwrap_or(s.seed));
@@ -112,7 +106,7 @@ pub fn run_program(plan: &Plan, program: Boxed, size: u64, progress: impl FnMut(
         op: "program",
         algorithm: String::new(),
         bytes: size,
-        ranks,
+        ranks: n,
         time_ns: ns(time),
         rank_done_min_ns: done.first().map_or(0.0, |&t| ns(t)),
         rank_done_median_ns: done.get(done.len() / 2).map_or(0.0, |&t| ns(t)),
@@ -126,19 +120,21 @@ pub fn run_program(plan: &Plan, program: Boxed, size: u64, progress: impl FnMut(
     })
 }
 
-/// Every algorithm at every size, sizes outermost; `done` is called after each run.
+/// Every algorithm at every size, sizes outermost; `progress` hears the simulated time now and
+/// then during a run, `done` is called after each run.
 pub fn compare(
-    s: &Scenario,
+    plan: &Plan,
+    ranks: &Ranks,
     c: Collective,
     algorithms: &[String],
     sizes: &[Bytes],
+    mut progress: impl FnMut(Time),
     mut done: impl FnMut(&CollectivePoint),
 ) -> Result<Vec<CollectivePoint>, Error> {
-    let plan = Plan::new(s)?;
     let mut out = Vec::new();
     for size in sizes {
         for a in algorithms {
-            let p = run(&plan, c, a, size.get(), |_| {})?;
+            let p = run(plan, ranks, c, a, size.get(), &mut progress)?;
             done(&p);
             out.push(p);
         }

@@ -1,7 +1,8 @@
 //! Collectives on the simulated network: every algorithm completes on tori and meshes of
 //! several sizes, costs what its messages cost, and a broken program is reported as a deadlock.
 
-use fabricsim::collective::{layout, run, run_program};
+use fabricsim::collective::{run, run_program};
+use fabricsim::placement::Ranks;
 use fabricsim::{Error, Plan, Scenario};
 use fabricsim_program::algorithms::{build, names};
 use fabricsim_program::{Collective, Combine, Op, Program, Slots};
@@ -26,7 +27,7 @@ fn every_algorithm_completes_on_tori_and_meshes() {
         for c in Collective::ALL {
             for &a in names(c) {
                 for size in [8, 40_000] {
-                    let p = match run(&pl, c, a, size, |_| {}) {
+                    let p = match run(&pl, &Ranks::default(), c, a, size, |_| {}) {
                         Ok(p) => p,
                         // The topology-aware algorithms refuse meshes, with the reason.
                         Err(e) if shape.contains("false") && e.to_string().contains("torus") => continue,
@@ -34,7 +35,7 @@ fn every_algorithm_completes_on_tori_and_meshes() {
                     };
                     assert_eq!(p.ranks, n);
                     assert!(p.time_ns > 0.0 && p.rank_done_min_ns <= p.rank_done_median_ns && p.rank_done_median_ns <= p.rank_done_max_ns);
-                    assert_eq!(p.messages, posts(build(c, a, &layout(&pl), size).unwrap().as_ref()), "{} {a}", c.name());
+                    assert_eq!(p.messages, posts(build(c, a, &Ranks::default().layout(&pl).unwrap(), size).unwrap().as_ref()), "{} {a}", c.name());
                 }
             }
         }
@@ -51,7 +52,7 @@ fn a_two_rank_broadcast_costs_one_message() {
         let pl = plan(&toml);
         let one_way = pl.run().unwrap().workload.one_way_latency_ns.unwrap();
         for a in ["binomial", "chain"] {
-            let p = run(&pl, Collective::Broadcast, a, size, |_| {}).unwrap();
+            let p = run(&pl, &Ranks::default(), Collective::Broadcast, a, size, |_| {}).unwrap();
             if a == "binomial" || size <= 65536 {
                 assert!((p.time_ns - one_way).abs() < 1e-6, "{a} {size}: {} vs {one_way}", p.time_ns);
             } else {
@@ -68,11 +69,11 @@ fn a_ring_allgather_keeps_the_links_busy_at_large_sizes() {
     // On a one-way ring each step moves one block to the next node: the bus bandwidth nears
     // what one link carries in payload (5 GB/s here, times the packet efficiency).
     let pl = plan("[topology]\nshape = [8]\nlink_bandwidth = \"5GB/s\"");
-    let p = run(&pl, Collective::Allgather, "ring", 8 << 20, |_| {}).unwrap();
+    let p = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 8 << 20, |_| {}).unwrap();
     let bus = p.busbw_gb_per_s.unwrap();
     assert!(bus > 0.75 * 5.0 && bus < 5.0, "bus bandwidth {bus} GB/s");
     // A small buffer is latency-bound: far below.
-    let small = run(&pl, Collective::Allgather, "ring", 64, |_| {}).unwrap();
+    let small = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 64, |_| {}).unwrap();
     assert!(small.busbw_gb_per_s.unwrap() < 0.1 * bus);
 }
 
@@ -96,10 +97,10 @@ impl Program for Stuck {
 #[test]
 fn a_wait_nobody_answers_is_a_deadlock_naming_rank_and_operation() {
     let pl = plan("[topology]\nshape = [4]");
-    let e = run_program(&pl, Box::new(Stuck), 8, |_| {}).unwrap_err();
+    let e = run_program(&pl, &Ranks::default(), Box::new(Stuck), 8, |_| {}).unwrap_err();
     let Error::Failed(m) = e else { panic!("{e:?}") };
     assert!(m.contains("deadlock") && m.contains("rank 2") && m.contains("operation 0"), "{m}");
     // A program for another rank count is refused.
-    let e = run_program(&plan("[topology]\nshape = [5]"), Box::new(Stuck), 8, |_| {}).unwrap_err();
+    let e = run_program(&plan("[topology]\nshape = [5]"), &Ranks::default(), Box::new(Stuck), 8, |_| {}).unwrap_err();
     assert!(e.to_string().contains("4 ranks"), "{e}");
 }

@@ -15,6 +15,7 @@
 pub mod algorithms;
 pub mod check;
 pub mod collective;
+pub mod file;
 pub mod grid;
 pub mod op;
 pub mod program;
@@ -22,6 +23,7 @@ pub mod runner;
 
 pub use check::{check, Item, ProgramError};
 pub use collective::Collective;
+pub use file::FileProgram;
 pub use grid::Grid;
 pub use op::{Combine, Op, Slots};
 pub use program::{Program, Stages};

@@ -16,6 +16,9 @@ pub enum Slots {
     Down { base: u32, window: u32, start: u32, count: u32 },
     /// The slots `base + p`, `p` in `0..window`, whose bit `bit` is set.
     Bit { base: u32, window: u32, bit: u8 },
+    /// Opaque data of this many bytes, in no slot (a program written by hand or replayed from
+    /// a trace says how much it sends, not what).
+    Bytes(u64),
 }
 
 impl Slots {
@@ -27,7 +30,7 @@ impl Slots {
     /// How many slots.
     pub fn count(&self) -> u32 {
         match *self {
-            Slots::None => 0,
+            Slots::None | Slots::Bytes(_) => 0,
             Slots::Range { count, .. } | Slots::Down { count, .. } => count,
             Slots::Bit { window, bit, .. } => {
                 // Numbers below `window` with bit `bit` set: full periods, then the partial one.
@@ -47,7 +50,7 @@ impl Slots {
             _ => s.count(),
         };
         (0..n).filter_map(move |i| match s {
-            Slots::None => None,
+            Slots::None | Slots::Bytes(_) => None,
             Slots::Range { base, window, start, .. } => Some(base + (start + i) % window),
             Slots::Down { base, window, start, .. } => Some(base + (start + window - i % window) % window),
             Slots::Bit { base, bit, .. } => (i >> bit & 1 == 1).then_some(base + i),

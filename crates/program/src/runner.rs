@@ -71,8 +71,12 @@ impl ProgramRun {
         }
     }
 
-    /// Bytes a message of `s` carries: its share of the buffer, at least a flag word.
+    /// Bytes a message of `s` carries: its share of the buffer (or the bytes it names), at
+    /// least a flag word.
     pub fn bytes_of(&self, s: Slots) -> u64 {
+        if let Slots::Bytes(n) = s {
+            return n.max(MIN_MESSAGE_BYTES);
+        }
         let slots = self.program.slots().max(1) as u64;
         (self.size * s.count() as u64).div_ceil(slots).max(MIN_MESSAGE_BYTES)
     }

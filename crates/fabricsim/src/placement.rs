@@ -1,0 +1,93 @@
+//! Where a job's ranks run: one per node by default, several per node, or a rank map read from
+//! a file; and the grid of ranks that topology-aware collectives see.
+
+use crate::{Error, Plan};
+use fabricsim_core::{ConfigError, NodeId};
+use fabricsim_program::algorithms::Layout;
+use fabricsim_program::Grid;
+use fabricsim_topology::Topology;
+
+/// The placement of a job's ranks.
+#[derive(Debug, Clone, Default)]
+pub struct Ranks {
+    /// Ranks per node (default 1): with no map, ranks fill nodes in order (ranks `0..n` on
+    /// node 0, and so on); with a map, the most any node may hold.
+    pub per_node: u32,
+    /// Node of each rank (`None`: fill nodes in order).
+    pub map: Option<Vec<NodeId>>,
+    /// The torus the ranks form for topology-aware algorithms (rank `r` at position `r`, axis
+    /// 0 fastest, every axis a ring). Default: the network's own torus when ranks sit one per
+    /// node in node order; no grid otherwise.
+    pub grid: Option<Vec<u32>>,
+}
+
+impl Ranks {
+    fn per_node(&self) -> u32 {
+        self.per_node.max(1)
+    }
+
+    /// Ranks in the job.
+    pub fn count(&self, plan: &Plan) -> u32 {
+        match &self.map {
+            Some(m) => m.len() as u32,
+            None => plan.topology.nodes() * self.per_node(),
+        }
+    }
+
+    /// The node of every rank, or `None` for one rank per node in node order (the network's
+    /// identity map).
+    pub fn nodes(&self, plan: &Plan) -> Option<Vec<NodeId>> {
+        match (&self.map, self.per_node()) {
+            (Some(m), _) => Some(m.clone()),
+            (None, 1) => None,
+            (None, k) => Some((0..plan.topology.nodes() * k).map(|r| NodeId(r / k)).collect()),
+        }
+    }
+
+    /// What the algorithms may know: the rank count, the grid, the link bandwidth.
+    pub fn layout(&self, plan: &Plan) -> Result<Layout, Error> {
+        let ranks = self.count(plan);
+        let grid = match (&self.grid, &plan.topology) {
+            (Some(dims), _) => {
+                let g = Grid::new(dims, &vec![true; dims.len()]);
+                if g.ranks() != ranks {
+                    return Err(ConfigError::new("--grid", format!("{dims:?} holds {} ranks, the job has {ranks}", g.ranks())).into());
+                }
+                Some(g)
+            }
+            (None, Topology::Torus(t)) if self.map.is_none() && self.per_node() == 1 => Some(Grid::new(t.shape(), t.wrap())),
+            _ => None,
+        };
+        Ok(Layout { ranks, grid, link_bandwidth: Some(plan.params.link_bandwidth) })
+    }
+}
+
+/// Read a rank map: one line per rank (rank 0 first) giving its node, as coordinates separated
+/// by spaces or commas on a torus or mesh, or a node id on a fat-tree; `#` starts a comment.
+/// A node may hold at most `per_node` ranks. Errors name the line.
+pub fn read_rank_map(plan: &Plan, text: &str, per_node: u32) -> Result<Vec<NodeId>, Error> {
+    let mut map = Vec::new();
+    let mut held = vec![0u32; plan.topology.nodes() as usize];
+    for (no, raw) in text.lines().enumerate() {
+        let line = raw.split('#').next().unwrap_or("").trim();
+        if line.is_empty() {
+            continue;
+        }
+        let field = format!("rank map line {}", no + 1);
+        let coords = line
+            .split([' ', ',', '\t'])
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse::<u32>().map_err(|_| ConfigError::new(field.clone(), format!("'{w}' is not a coordinate"))))
+            .collect::<Result<Vec<u32>, _>>()?;
+        let node = plan.node_at(&field, &Some(coords))?;
+        held[node.index()] += 1;
+        if held[node.index()] > per_node.max(1) {
+            return Err(ConfigError::new(field, format!("node {line} already holds {} rank(s), the most per node", per_node.max(1))).into());
+        }
+        map.push(node);
+    }
+    if map.is_empty() {
+        return Err(ConfigError::new("rank map", "lists no rank").into());
+    }
+    Ok(map)
+}
