@@ -369,6 +369,11 @@ fn collective_runs_a_program_file_and_reports_a_deadlock_by_rank() {
     let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("deadlock") && err.contains("rank 3"), "{err}");
+    // The documented example program runs on the default scenario.
+    let example = format!("{}/../../docs/collectives/example-program.txt", env!("CARGO_MANIFEST_DIR"));
+    let (code, out, err) = fabricsim(&["collective", "--program", &example, "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()[0]["messages"], 4, "three puts and a get");
     std::fs::write(&bad, "ranks 4\n0 put 9 8B\n").unwrap();
     let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
     assert_eq!(code, 2);

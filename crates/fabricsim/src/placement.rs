@@ -58,7 +58,7 @@ impl Ranks {
             (None, Topology::Torus(t)) if self.map.is_none() && self.per_node() == 1 => Some(Grid::new(t.shape(), t.wrap())),
             _ => None,
         };
-        Ok(Layout { ranks, grid, link_bandwidth: Some(plan.params.link_bandwidth) })
+        Ok(Layout { ranks, grid, link_bandwidth: Some(plan.params.link_bandwidth), engines: plan.params.engines })
     }
 }
 

@@ -11,7 +11,7 @@ const TORI: &[&[u32]] =
 
 fn torus(dims: &[u32]) -> Layout {
     let grid = Grid::new(dims, &vec![true; dims.len()]);
-    Layout { ranks: grid.ranks(), grid: Some(grid), link_bandwidth: Some(fabricsim_core::Bandwidth(5_000_000_000)) }
+    Layout { ranks: grid.ranks(), grid: Some(grid), link_bandwidth: Some(fabricsim_core::Bandwidth(5_000_000_000)), engines: 4 }
 }
 
 #[test]

@@ -49,12 +49,14 @@ pub struct Layout {
     pub grid: Option<Grid>,
     /// Bandwidth of one link, for injection-rate control.
     pub link_bandwidth: Option<Bandwidth>,
+    /// Injection engines per node.
+    pub engines: u32,
 }
 
 impl Layout {
     /// `ranks` ranks with no grid.
     pub fn flat(ranks: u32) -> Layout {
-        Layout { ranks, grid: None, link_bandwidth: None }
+        Layout { ranks, grid: None, link_bandwidth: None, engines: 1 }
     }
     fn grid(&self, name: &str) -> Result<Grid, String> {
         match &self.grid {
@@ -102,8 +104,12 @@ pub fn build(c: Collective, name: &str, layout: &Layout, size: u64) -> Result<Bo
             Box::new(trinary_tree::TrinaryTree::new(layout.grid(name)?, tree_segments, false)?),
         ])),
         (Collective::Allgather, "quad_rings") => Box::new(quad_rings::QuadRings::new(layout.grid(name)?)?),
-        (Collective::AllToAll, "symmetric") => Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, layout.link_bandwidth)?),
-        (Collective::AllToAll, "symmetric_no_rate") => Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, None)?),
+        (Collective::AllToAll, "symmetric") => {
+            Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, layout.link_bandwidth, layout.engines)?)
+        }
+        (Collective::AllToAll, "symmetric_no_rate") => {
+            Box::new(symmetric_alltoall::SymmetricAllToAll::new(layout.grid(name)?, None, layout.engines)?)
+        }
         _ => return Err(format!("'{name}' is not an algorithm of {} (known: {})", c.name(), names(c).join(", "))),
     };
     Ok(p)
