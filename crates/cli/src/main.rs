@@ -106,6 +106,10 @@ enum Cmd {
         /// Write the results as JSON to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
+        /// Add every router port's counters over the run to the JSON (bytes, packets, busy,
+        /// idle and credit-stall time, utilisation).
+        #[arg(long, requires = "json")]
+        ports: bool,
     },
     /// Reproduce the papers' published figures and compare (exit 1 if a row fails).
     Validate {
@@ -336,7 +340,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
             }
         }
-        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, set, csv, json } => {
+        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, set, csv, json, ports } => {
             let plan = Plan::new(&load(&scenario, &set)?)?;
             let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
             if ranks_per_node == 0 {
@@ -354,7 +358,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let prog = fabricsim_program::FileProgram::parse(&read(p)?).map_err(|m| fabricsim::ConfigError::new("--program", m))?;
-                    let mut pt = fabricsim::collective::run_program(&plan, &ranks, Box::new(prog), 0, |_| {})?;
+                    let mut pt = fabricsim::collective::run_program(&plan, &ranks, Box::new(prog), 0, ports, |_| {})?;
                     pt.algorithm = p.display().to_string();
                     vec![pt]
                 }
@@ -362,12 +366,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                     let c = fabricsim::collective::parse_op(op)?;
                     let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
                     let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
+                    let what = fabricsim::collective::Comparison { op: c, algorithms: &algorithms, sizes: &sizes, ports };
                     let pts = fabricsim::collective::compare(
                         &plan,
                         &ranks,
-                        c,
-                        &algorithms,
-                        &sizes,
+                        &what,
                         |t| {
                             if let Some(pb) = &pb {
                                 pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3));

@@ -2,12 +2,14 @@
 //! sizes (`fabricsim collective`).
 
 use crate::placement::Ranks;
+use crate::report::port_reports;
 use crate::scenario::TieOrder;
 use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{RunLimits, Simulation, Workload};
 use fabricsim_program::algorithms::{build, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
+use fabricsim_stats::PortReport;
 use serde::Serialize;
 
 /// One collective run: an algorithm at one size.
@@ -32,6 +34,9 @@ pub struct CollectivePoint {
     pub message_bytes: u64,
     pub events: u64,
     pub wall_s: f64,
+    /// Per-port counters over the whole run, when asked for (`fabricsim collective --ports`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortReport>,
 }
 
 /// The collective named by `--op`.
@@ -59,9 +64,17 @@ pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, E
 
 /// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, ranks placed by
 /// `ranks`.
-pub fn run(plan: &Plan, ranks: &Ranks, c: Collective, algorithm: &str, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+pub fn run(
+    plan: &Plan,
+    ranks: &Ranks,
+    c: Collective,
+    algorithm: &str,
+    size: u64,
+    ports: bool,
+    progress: impl FnMut(Time),
+) -> Result<CollectivePoint, Error> {
     let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
-    let mut p = run_program(plan, ranks, program, size, progress)?;
+    let mut p = run_program(plan, ranks, program, size, ports, progress)?;
     p.op = c.name();
     p.algorithm = algorithm.to_string();
     p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
@@ -70,8 +83,8 @@ pub fn run(plan: &Plan, ranks: &Ranks, c: Collective, algorithm: &str, size: u64
 
 /// Run any program with `size` bytes per rank on `plan`'s network, ranks placed by `ranks` (a
 /// program for another rank count is refused). A rank left waiting is a deadlock, reported
-/// with the rank and the operation it waits at.
-pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+/// with the rank and the operation it waits at. `ports`: report per-port counters.
+pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports: bool, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
     let started = std::time::Instant::now();
     let n = ranks.count(plan);
     if program.ranks() != n {
@@ -117,7 +130,18 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, progre
         message_bytes,
         events: outcome.events,
         wall_s: started.elapsed().as_secs_f64(),
+        ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
     })
+}
+
+/// What to compare: a collective, its algorithms, buffer sizes, and whether to keep per-port
+/// counters.
+#[derive(Debug, Clone)]
+pub struct Comparison<'a> {
+    pub op: Collective,
+    pub algorithms: &'a [String],
+    pub sizes: &'a [Bytes],
+    pub ports: bool,
 }
 
 /// Every algorithm at every size, sizes outermost; `progress` hears the simulated time now and
@@ -125,16 +149,14 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, progre
 pub fn compare(
     plan: &Plan,
     ranks: &Ranks,
-    c: Collective,
-    algorithms: &[String],
-    sizes: &[Bytes],
+    what: &Comparison,
     mut progress: impl FnMut(Time),
     mut done: impl FnMut(&CollectivePoint),
 ) -> Result<Vec<CollectivePoint>, Error> {
     let mut out = Vec::new();
-    for size in sizes {
-        for a in algorithms {
-            let p = run(plan, ranks, c, a, size.get(), &mut progress)?;
+    for size in what.sizes {
+        for a in what.algorithms {
+            let p = run(plan, ranks, what.op, a, size.get(), what.ports, &mut progress)?;
             done(&p);
             out.push(p);
         }

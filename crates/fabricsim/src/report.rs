@@ -168,7 +168,7 @@ pub(crate) fn port_label(topo: &Topology, router: RouterId, local: u32) -> Strin
     }
 }
 
-fn port_reports(topo: &Topology, graph: &PortGraph, counters: &[fabricsim_stats::PortCounters], elapsed: u64) -> Vec<PortReport> {
+pub(crate) fn port_reports(topo: &Topology, graph: &PortGraph, counters: &[fabricsim_stats::PortCounters], elapsed: u64) -> Vec<PortReport> {
     let mut v = Vec::new();
     for r in (0..graph.routers).map(RouterId) {
         for local in 0..graph.ports_of(r) {

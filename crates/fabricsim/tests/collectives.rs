@@ -27,7 +27,7 @@ fn every_algorithm_completes_on_tori_and_meshes() {
         for c in Collective::ALL {
             for &a in names(c) {
                 for size in [8, 40_000] {
-                    let p = match run(&pl, &Ranks::default(), c, a, size, |_| {}) {
+                    let p = match run(&pl, &Ranks::default(), c, a, size, false, |_| {}) {
                         Ok(p) => p,
                         // The topology-aware algorithms refuse meshes, with the reason.
                         Err(e) if shape.contains("false") && e.to_string().contains("torus") => continue,
@@ -52,7 +52,7 @@ fn a_two_rank_broadcast_costs_one_message() {
         let pl = plan(&toml);
         let one_way = pl.run().unwrap().workload.one_way_latency_ns.unwrap();
         for a in ["binomial", "chain"] {
-            let p = run(&pl, &Ranks::default(), Collective::Broadcast, a, size, |_| {}).unwrap();
+            let p = run(&pl, &Ranks::default(), Collective::Broadcast, a, size, false, |_| {}).unwrap();
             if a == "binomial" || size <= 65536 {
                 assert!((p.time_ns - one_way).abs() < 1e-6, "{a} {size}: {} vs {one_way}", p.time_ns);
             } else {
@@ -69,11 +69,11 @@ fn a_ring_allgather_keeps_the_links_busy_at_large_sizes() {
     // On a one-way ring each step moves one block to the next node: the bus bandwidth nears
     // what one link carries in payload (5 GB/s here, times the packet efficiency).
     let pl = plan("[topology]\nshape = [8]\nlink_bandwidth = \"5GB/s\"");
-    let p = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 8 << 20, |_| {}).unwrap();
+    let p = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 8 << 20, false, |_| {}).unwrap();
     let bus = p.busbw_gb_per_s.unwrap();
     assert!(bus > 0.75 * 5.0 && bus < 5.0, "bus bandwidth {bus} GB/s");
     // A small buffer is latency-bound: far below.
-    let small = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 64, |_| {}).unwrap();
+    let small = run(&pl, &Ranks::default(), Collective::Allgather, "ring", 64, false, |_| {}).unwrap();
     assert!(small.busbw_gb_per_s.unwrap() < 0.1 * bus);
 }
 
@@ -97,10 +97,30 @@ impl Program for Stuck {
 #[test]
 fn a_wait_nobody_answers_is_a_deadlock_naming_rank_and_operation() {
     let pl = plan("[topology]\nshape = [4]");
-    let e = run_program(&pl, &Ranks::default(), Box::new(Stuck), 8, |_| {}).unwrap_err();
+    let e = run_program(&pl, &Ranks::default(), Box::new(Stuck), 8, false, |_| {}).unwrap_err();
     let Error::Failed(m) = e else { panic!("{e:?}") };
     assert!(m.contains("deadlock") && m.contains("rank 2") && m.contains("operation 0"), "{m}");
     // A program for another rank count is refused.
-    let e = run_program(&plan("[topology]\nshape = [5]"), &Ranks::default(), Box::new(Stuck), 8, |_| {}).unwrap_err();
+    let e = run_program(&plan("[topology]\nshape = [5]"), &Ranks::default(), Box::new(Stuck), 8, false, |_| {}).unwrap_err();
     assert!(e.to_string().contains("4 ranks"), "{e}");
+}
+
+#[test]
+fn per_port_counters_show_which_links_a_collective_uses() {
+    // A ring allgather on an 8-ring sends only to r + 1: every + link carries 7 blocks (of 128
+    // packets), every - link nothing.
+    let pl = plan("[topology]\nshape = [8]");
+    let size = 8 * 64 * 1024;
+    let ring = run(&pl, &Ranks::default(), Collective::Allgather, "ring", size, true, |_| {}).unwrap();
+    let net: Vec<_> = ring.ports.iter().filter(|p| p.kind == "network").collect();
+    assert_eq!(net.len(), 16);
+    for p in &net {
+        if p.label.ends_with('+') {
+            assert_eq!(p.packets, 7 * 128, "{p:?}");
+            assert!(p.utilization > 0.5, "{p:?}");
+        } else {
+            assert_eq!(p.bytes, 0, "{p:?}");
+        }
+    }
+    assert!(run(&pl, &Ranks::default(), Collective::Allgather, "ring", size, false, |_| {}).unwrap().ports.is_empty());
 }
