@@ -97,6 +97,10 @@ enum Cmd {
         /// the network's torus, with one rank per node in node order).
         #[arg(long, value_delimiter = ',', value_name = "DIMS")]
         grid: Vec<u32>,
+        /// One rank per node on the network's virtual torus: axis i threaded with axis i + n/2
+        /// (Tofu's XYZABC as a 3D torus of XA, YB, ZC), each virtual step one link.
+        #[arg(long, conflicts_with_all = ["rank_map", "grid", "ranks_per_node"])]
+        virtual_torus: bool,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -340,7 +344,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
             }
         }
-        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, set, csv, json, ports } => {
+        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, virtual_torus, set, csv, json, ports } => {
             let plan = Plan::new(&load(&scenario, &set)?)?;
             let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
             if ranks_per_node == 0 {
@@ -350,7 +354,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                 Some(p) => Some(fabricsim::placement::read_rank_map(&plan, &read(p)?, ranks_per_node)?),
                 None => None,
             };
-            let ranks = fabricsim::placement::Ranks { per_node: ranks_per_node, map, grid: (!grid.is_empty()).then_some(grid) };
+            let ranks = if virtual_torus {
+                fabricsim::virtual_torus::virtual_torus(&plan)?
+            } else {
+                fabricsim::placement::Ranks { per_node: ranks_per_node, map, grid: (!grid.is_empty()).then_some(grid) }
+            };
             let sizes = sizes
                 .iter()
                 .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))

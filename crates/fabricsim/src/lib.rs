@@ -34,6 +34,7 @@ pub mod series;
 pub mod sweep;
 mod tagged;
 pub mod validate;
+pub mod virtual_torus;
 pub mod workloads;
 
 pub use plan::Plan;

@@ -124,3 +124,33 @@ fn per_port_counters_show_which_links_a_collective_uses() {
     }
     assert!(run(&pl, &Ranks::default(), Collective::Allgather, "ring", size, false, |_| {}).unwrap().ports.is_empty());
 }
+
+#[test]
+fn the_virtual_torus_of_a_6d_shape_puts_virtual_neighbours_one_link_apart() {
+    // A Tofu-shaped 6D network (X, Z, B rings; Y, A, C lines): each step along a virtual axis,
+    // wrap-around included, is one physical link, and every node holds one rank.
+    for shape in ["[4, 6, 4, 2, 3, 2]", "[3, 5, 2, 2, 3, 2]"] {
+        let pl = plan(&format!(
+            "[topology]\nshape = {shape}\nwrap = [true, false, true, false, true, false]\n[workload]\ntype = \"pingpong\"\nsrc = [0,0,0,0,0,0]\ndst = [1,0,0,0,0,0]"
+        ));
+        let ranks = fabricsim::virtual_torus::virtual_torus(&pl).unwrap();
+        let map = ranks.map.clone().unwrap();
+        let grid = fabricsim_program::Grid::new(ranks.grid.as_ref().unwrap(), &[true; 3]);
+        assert_eq!(grid.ranks(), pl.topology.nodes());
+        let mut nodes = map.clone();
+        nodes.sort();
+        nodes.dedup();
+        assert_eq!(nodes.len() as u32, pl.topology.nodes(), "every node once");
+        for r in 0..grid.ranks() {
+            for a in 0..grid.dims().len() {
+                let n = grid.shift(r, a, 1);
+                assert_eq!(pl.topology.distance(map[r as usize], map[n as usize]), 1, "{shape}: rank {r} axis {a}");
+            }
+        }
+        // The topology-aware collectives run on it and beat the binomial tree at 1 MiB.
+        let tree = run(&pl, &ranks, Collective::Broadcast, "trinary_tree", 1 << 20, false, |_| {}).unwrap();
+        let binomial = run(&pl, &ranks, Collective::Broadcast, "binomial", 1 << 20, false, |_| {}).unwrap();
+        assert!(tree.time_ns < binomial.time_ns, "{shape}: {} vs {}", tree.time_ns, binomial.time_ns);
+        run(&pl, &ranks, Collective::Allgather, "quad_rings", 4096, false, |_| {}).unwrap();
+    }
+}
