@@ -374,6 +374,11 @@ fn collective_runs_a_program_file_and_reports_a_deadlock_by_rank() {
     let (code, out, err) = fabricsim(&["collective", "--program", &example, "--json", "-"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(serde_json::from_str::<serde_json::Value>(&out).unwrap()[0]["messages"], 4, "three puts and a get");
+    // In-network collectives on a network without the hardware: refused, by name.
+    std::fs::write(&bad, "ranks 4\n2 hw barrier 0 0B tag=1\n2 hwwait tag=1\n").unwrap();
+    let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("rank 2") && err.contains("no in-network collective hardware"), "{err}");
     std::fs::write(&bad, "ranks 4\n0 put 9 8B\n").unwrap();
     let (code, _, err) = fabricsim(&["collective", "--program", bad.to_str().unwrap(), "--set", "topology.shape=[4]"]);
     assert_eq!(code, 2);

@@ -103,6 +103,9 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
     limits.check("sim.max_time")?;
     let outcome = sim.run(limits, progress)?;
     let w = sim.workload();
+    if let Some(e) = w.error() {
+        return Err(ConfigError::new("program", e).into());
+    }
     if !w.finished() {
         if let (true, Some(why)) = (outcome.sim_time < s.max_time, w.stuck()) {
             return Err(Error::Failed(why));

@@ -4,7 +4,7 @@
 use crate::packet::NO_HINT;
 use crate::sim::Core;
 use fabricsim_core::{NodeId, Time};
-pub use fabricsim_nic::{Api, Delivered, Message, Nic, Op, Rank, Workload};
+pub use fabricsim_nic::{Api, Delivered, HwCollective, HwKind, Message, Nic, Op, Rank, Workload};
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Nic for Core<O> {

@@ -111,6 +111,28 @@ pub struct Delivered {
     pub delivered: Time,
 }
 
+/// What an in-network collective does (the hardware that offloads it: Tofu's barrier gates,
+/// Blue Gene/Q's class routes, Dawning's switch barrier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HwKind {
+    Barrier,
+    Broadcast,
+    Reduce,
+    Allreduce,
+}
+
+/// An in-network collective started by one rank: every member of `group` starts it with the
+/// same `tag`; each member hears [`Workload::collective_done`] when its part is over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HwCollective {
+    pub kind: HwKind,
+    /// Which set of ranks and which hardware resources (a barrier channel, a class route).
+    pub group: u32,
+    /// Data each member contributes (0 for a barrier).
+    pub bytes: u64,
+    pub tag: u64,
+}
+
 /// The NIC side a workload talks to (implemented by the network, and by [`mock::MockNic`]).
 pub trait Nic {
     fn now(&self) -> Time;
@@ -122,6 +144,10 @@ pub trait Nic {
     fn post(&mut self, m: Message);
     /// Call [`Workload::wake`] for `rank` at `at` (not before now).
     fn wake_at(&mut self, rank: Rank, at: Time);
+    /// Start an in-network collective at `rank`, or say why this network cannot.
+    fn collective_start(&mut self, _rank: Rank, c: HwCollective) -> Result<(), String> {
+        Err(format!("this network has no in-network collective hardware (a {:?} was started)", c.kind))
+    }
 }
 
 /// What a workload may do: a thin handle on the NIC, with shorthands.
@@ -169,6 +195,10 @@ impl<'a> Api<'a> {
     pub fn wake_at(&mut self, rank: Rank, at: Time) {
         self.nic.wake_at(rank, at)
     }
+    /// Start an in-network collective at `rank` (see [`Nic::collective_start`]).
+    pub fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.nic.collective_start(rank, c)
+    }
 }
 
 /// A traffic source.
@@ -186,6 +216,8 @@ pub trait Workload {
     /// A Put's last packet left the sender's NIC (local completion: its buffer may be reused).
     /// Called only if [`wants_local_completion`](Self::wants_local_completion) says so.
     fn sent(&mut self, _msg: &Delivered, _api: &mut Api) {}
+    /// An in-network collective this rank started (tag `tag`) is over for it.
+    fn collective_done(&mut self, _rank: Rank, _tag: u64, _api: &mut Api) {}
     /// Whether to call [`sent`](Self::sent) (it costs an event per message).
     fn wants_local_completion(&self) -> bool {
         false

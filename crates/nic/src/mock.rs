@@ -13,6 +13,8 @@ pub struct MockNic {
     pub posted: Vec<(Time, Message)>,
     /// Timers set and not yet fired: (rank, time).
     pub timers: Vec<(Rank, Time)>,
+    /// In-network collectives started, with the rank; `None`: the mock has no such hardware.
+    pub collectives: Option<Vec<(Rank, crate::HwCollective)>>,
 }
 
 impl MockNic {
@@ -32,6 +34,11 @@ impl MockNic {
         self.now = self.now.max(at);
         w.wake(rank, &mut Api::new(self));
         true
+    }
+
+    /// Tell `rank` that its in-network collective tagged `tag` is over.
+    pub fn complete_collective<W: Workload>(&mut self, w: &mut W, rank: Rank, tag: u64) {
+        w.collective_done(rank, tag, &mut Api::new(self));
     }
 
     /// Deliver posted message `i` now (as if its last byte had just arrived).
@@ -57,5 +64,14 @@ impl Nic for MockNic {
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
         self.timers.push((rank, at.max(self.now)));
+    }
+    fn collective_start(&mut self, rank: Rank, c: crate::HwCollective) -> Result<(), String> {
+        match &mut self.collectives {
+            Some(v) => {
+                v.push((rank, c));
+                Ok(())
+            }
+            None => Err("the mock NIC has no in-network collectives".into()),
+        }
     }
 }

@@ -7,16 +7,19 @@
 //! # RANK[.LANE] OPERATION ARGUMENTS (a rank's operations run in file order, per lane)
 //! 0 put 1 64KiB tag=3      # Put 64 KiB into rank 1, tagged 3 (tag defaults to 0)
 //! 1 wait 0 tag=3           # block until rank 0's message tagged 3 has arrived
-//! 1 compute 2us            # local work
+//! 1 compute 2us            # local work (or `compute 1MiB 20GB/s`: bytes at a memory rate)
 //! 2 get 3 1KiB tag=1       # read 1 KiB of rank 3 (its NIC answers) ...
 //! 2 wait 3 tag=1           # ... and wait for the data
 //! 0.1 rate 1GB/s           # lane 1 of rank 0 caps its following Puts' injection rate
 //! 0.1 engine 2             # ... and sends them on engine 2 ("engine any" to undo)
+//! 3 hw barrier 0 0B tag=9  # start an in-network collective (barrier, broadcast, reduce or
+//! 3 hwwait tag=9           #   allreduce) on group 0 with 0 bytes, and wait for its end
 //! ```
 
 use crate::op::{Combine, Op, Slots};
 use crate::program::Program;
 use fabricsim_core::{Bandwidth, Bytes, Time};
+use fabricsim_nic::HwKind;
 
 /// A program read from text (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
@@ -100,10 +103,12 @@ impl FileProgram {
                     want(1)?;
                     Op::Wait { from: peer(pos[0])?, tag, into: Slots::None, combine: Combine::Copy }
                 }
-                "compute" => {
-                    want(1)?;
-                    Op::Compute(Time::parse(pos[0]).map_err(at)?)
-                }
+                "compute" => match pos.as_slice() {
+                    [t] => Op::Compute(Time::parse(t).map_err(at)?),
+                    // Bytes at a memory rate (a reduction's pass over its buffer).
+                    [b, r] => Op::Compute(Bandwidth::parse(r).map_err(at)?.serialization(bytes(b)?)),
+                    _ => return Err(at(format!("'compute' takes a time, or bytes and a rate; found {} argument(s)", pos.len()))),
+                },
                 "rate" => {
                     want(1)?;
                     match pos[0] {
@@ -123,7 +128,23 @@ impl FileProgram {
                         )),
                     }
                 }
-                other => return Err(at(format!("unknown operation '{other}' (put, get, wait, compute, rate, engine)"))),
+                "hw" => {
+                    want(3)?;
+                    let kind = match pos[0] {
+                        "barrier" => HwKind::Barrier,
+                        "broadcast" => HwKind::Broadcast,
+                        "reduce" => HwKind::Reduce,
+                        "allreduce" => HwKind::Allreduce,
+                        k => return Err(at(format!("'{k}' is not an in-network collective (barrier, broadcast, reduce, allreduce)"))),
+                    };
+                    let group = pos[1].parse().map_err(|_| at(format!("'{}' is not a group number", pos[1])))?;
+                    Op::HwStart { kind, group, slots: Slots::Bytes(bytes(pos[2])?), tag }
+                }
+                "hwwait" => {
+                    want(0)?;
+                    Op::HwWait { tag }
+                }
+                other => return Err(at(format!("unknown operation '{other}' (put, get, wait, compute, rate, engine, hw, hwwait)"))),
             };
             let lanes = &mut ops[rank as usize];
             if lanes.len() <= lane as usize {
@@ -164,12 +185,16 @@ mod tests {
 
     #[test]
     fn a_program_reads_back_as_written() {
-        let p = FileProgram::parse("# two ranks\nranks 2\n0 put 1 1KiB tag=4\n1 wait 0 tag=4 # done\n1 compute 2us\n1.1 rate 1GB/s\n").unwrap();
+        let p = FileProgram::parse(
+            "# two ranks\nranks 2\n0 put 1 1KiB tag=4\n1 wait 0 tag=4 # done\n1 compute 2us\n1.1 rate 1GB/s\n0 compute 1MB 10GB/s\n",
+        )
+        .unwrap();
         assert_eq!((p.ranks(), p.lanes()), (2, 2));
         assert_eq!(p.op(0, 0, 0), Op::Put { to: 1, slots: Slots::Bytes(1024), tag: 4 });
         assert_eq!(p.op(1, 0, 1), Op::Compute(Time::from_us(2)));
         assert_eq!(p.op(1, 1, 0), Op::Rate(Some(Bandwidth(1_000_000_000))));
         assert_eq!(p.len(0, 1), 0);
+        assert_eq!(p.op(0, 0, 1), Op::Compute(Time::from_us(100)));
         run(&p, |_, _| None).unwrap();
     }
 

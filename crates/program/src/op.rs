@@ -93,4 +93,10 @@ pub enum Op {
     /// Send this rank's following Puts on this injection engine of its node (`None`: let the
     /// NIC deal them round-robin).
     Engine(Option<u8>),
+    /// Start an in-network collective (`kind` over the ranks and resources of `group`, this
+    /// rank contributing `slots`), tagged `tag`; the rank goes on at once. Networks without the
+    /// hardware refuse it (the run fails, naming it).
+    HwStart { kind: fabricsim_nic::HwKind, group: u32, slots: Slots, tag: u32 },
+    /// Block until this rank's in-network collective tagged `tag` is over.
+    HwWait { tag: u32 },
 }

@@ -72,6 +72,8 @@ impl Program for Stages {
                     Op::Put { to, slots, tag } => Op::Put { to, slots, tag: tag + shift },
                     Op::Get { from, slots, tag } => Op::Get { from, slots, tag: tag + shift },
                     Op::Wait { from, tag, into, combine } => Op::Wait { from, tag: tag + shift, into, combine },
+                    Op::HwStart { kind, group, slots, tag } => Op::HwStart { kind, group, slots, tag: tag + shift },
+                    Op::HwWait { tag } => Op::HwWait { tag: tag + shift },
                     other => other,
                 };
             }

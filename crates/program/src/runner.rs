@@ -47,6 +47,10 @@ pub struct ProgramRun {
     running: Vec<u8>,
     done_at: Vec<Time>,
     early: HashMap<(u32, u32, u32), u32>,
+    /// In-network collectives over before their HwWait: (rank, tag) -> count.
+    early_hw: HashMap<(u32, u32), u32>,
+    /// The first thing that made the run impossible (an operation the network refused).
+    error: Option<String>,
     remaining: u32,
     messages: u64,
     bytes: u64,
@@ -64,6 +68,8 @@ impl ProgramRun {
             running: vec![lanes as u8; n],
             done_at: vec![Time::ZERO; n],
             early: HashMap::new(),
+            early_hw: HashMap::new(),
+            error: None,
             remaining: n as u32,
             messages: 0,
             bytes: 0,
@@ -117,6 +123,26 @@ impl ProgramRun {
                         return;
                     }
                 },
+                Op::HwStart { kind, group, slots, tag } => {
+                    // A contribution, not a message: no flag-word minimum.
+                    let bytes = if let Slots::Bytes(n) = slots { n } else { self.bytes_of(slots) };
+                    let c = fabricsim_nic::HwCollective { kind, group, bytes, tag: tag as u64 };
+                    if let Err(e) = api.collective_start(Rank(rank), c) {
+                        self.error.get_or_insert(format!("rank {rank} operation {}: {e}", l.pc));
+                        self.lane[at].state = State::Waiting;
+                        return;
+                    }
+                }
+                Op::HwWait { tag } => match self.early_hw.get_mut(&(rank, tag)) {
+                    Some(c) if *c > 1 => *c -= 1,
+                    Some(_) => {
+                        self.early_hw.remove(&(rank, tag));
+                    }
+                    None => {
+                        self.lane[at].state = State::Waiting;
+                        return;
+                    }
+                },
                 Op::Copy { .. } => {}
                 Op::Rate(r) => self.lane[at].rate = r.map_or(0, |b| b.bytes_per_sec()),
                 Op::Engine(e) => self.lane[at].engine = e.unwrap_or(u8::MAX),
@@ -146,6 +172,11 @@ impl ProgramRun {
     /// Messages posted and their bytes.
     pub fn traffic(&self) -> (u64, u64) {
         (self.messages, self.bytes)
+    }
+
+    /// An operation the network refused, if any (the run cannot go on).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// If some rank never finished: which, and the operation it is stuck at.
@@ -202,7 +233,60 @@ impl Workload for ProgramRun {
         *self.early.entry((rank, from, tag)).or_default() += 1;
     }
 
+    fn collective_done(&mut self, rank: Rank, tag: u64, api: &mut Api) {
+        let tag = tag as u32;
+        for lane in 0..self.lanes {
+            let at = (rank.0 * self.lanes + lane) as usize;
+            if self.lane[at].state == State::Waiting && self.program.op(rank.0, lane, self.lane[at].pc) == (Op::HwWait { tag }) {
+                self.lane[at].pc += 1;
+                self.lane[at].state = State::Ready;
+                self.advance(rank.0, lane, api);
+                return;
+            }
+        }
+        *self.early_hw.entry((rank.0, tag)).or_default() += 1;
+    }
+
     fn finished(&self) -> bool {
         self.remaining == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::file::FileProgram;
+    use fabricsim_nic::mock::MockNic;
+    use fabricsim_nic::{HwCollective, HwKind};
+
+    #[test]
+    fn in_network_collectives_start_at_the_nic_and_their_end_unblocks_the_wait() {
+        let p =
+            FileProgram::parse("ranks 2\n0 hw barrier 3 0B tag=1\n0 hwwait tag=1\n1 compute 1us\n1 hw barrier 3 0B tag=1\n1 hwwait tag=1\n").unwrap();
+        let mut w = ProgramRun::new(Box::new(p), 0);
+        let mut nic = MockNic { collectives: Some(Vec::new()), ..MockNic::new(2) };
+        nic.start(&mut w);
+        let started = nic.collectives.clone().unwrap();
+        assert_eq!(started, vec![(Rank(0), HwCollective { kind: HwKind::Barrier, group: 3, bytes: 0, tag: 1 })]);
+        // Rank 1's end arrives while it still computes: counted, and its wait passes at once.
+        nic.complete_collective(&mut w, Rank(1), 1);
+        nic.now = Time::from_us(1);
+        assert!(nic.fire_next(&mut w));
+        assert_eq!(nic.collectives.as_ref().unwrap().len(), 2);
+        assert!(!w.finished(), "rank 0 still waits");
+        nic.complete_collective(&mut w, Rank(0), 1);
+        assert!(w.finished());
+        assert_eq!(w.done_at()[1], Time::from_us(1));
+    }
+
+    #[test]
+    fn a_network_without_the_hardware_refuses_it_by_name() {
+        let p = FileProgram::parse("ranks 2\n1 hw allreduce 0 8B tag=2\n1 hwwait tag=2\n").unwrap();
+        let mut w = ProgramRun::new(Box::new(p), 0);
+        let mut nic = MockNic::new(2);
+        nic.start(&mut w);
+        let e = w.error().unwrap();
+        assert!(e.starts_with("rank 1 operation 0") && e.contains("no in-network collectives"), "{e}");
+        assert!(!w.finished());
     }
 }
