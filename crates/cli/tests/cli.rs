@@ -332,6 +332,7 @@ fn collective_bad_input_names_the_option() {
         (vec!["collective", "--op", "allsum"], "--op"),
         (vec!["collective", "--op", "allreduce", "--algorithm", "tree"], "--algorithm"),
         (vec!["collective", "--op", "allreduce", "--sizes", "1 parsec"], "--sizes"),
+        (vec!["collective", "--op", "allreduce", "--sizes", "0B"], "--sizes"),
         (
             vec![
                 "collective",

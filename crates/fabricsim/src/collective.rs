@@ -156,6 +156,9 @@ pub fn compare(
     mut progress: impl FnMut(Time),
     mut done: impl FnMut(&CollectivePoint),
 ) -> Result<Vec<CollectivePoint>, Error> {
+    if let Some(z) = what.sizes.iter().find(|s| s.get() == 0) {
+        return Err(ConfigError::new("--sizes", format!("{}B: a collective moves at least one byte per rank", z.get())).into());
+    }
     let mut out = Vec::new();
     for size in what.sizes {
         for a in what.algorithms {

@@ -115,7 +115,8 @@ pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Resul
                             }
                             store(&mut buf[r as usize], to, data, Combine::Copy).map_err(|m| err(i, m))?;
                         }
-                        Op::Compute(_) | Op::Rate(_) | Op::Engine(_) => {}
+                        // Data moves when it is posted here, so nothing is ever outstanding.
+                        Op::Compute(_) | Op::Rate(_) | Op::Engine(_) | Op::WaitAll => {}
                         // What in-network hardware computes is the network's to check.
                         Op::HwStart { .. } | Op::HwWait { .. } => {}
                     }

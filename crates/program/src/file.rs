@@ -7,6 +7,7 @@
 //! # RANK[.LANE] OPERATION ARGUMENTS (a rank's operations run in file order, per lane)
 //! 0 put 1 64KiB tag=3      # Put 64 KiB into rank 1, tagged 3 (tag defaults to 0)
 //! 1 wait 0 tag=3           # block until rank 0's message tagged 3 has arrived
+//! 0 waitall                # block until rank 0's puts and gets have all completed
 //! 1 compute 2us            # local work (or `compute 1MiB 20GB/s`: bytes at a memory rate)
 //! 2 get 3 1KiB tag=1       # read 1 KiB of rank 3 (its NIC answers) ...
 //! 2 wait 3 tag=1           # ... and wait for the data
@@ -140,11 +141,15 @@ impl FileProgram {
                     let group = pos[1].parse().map_err(|_| at(format!("'{}' is not a group number", pos[1])))?;
                     Op::HwStart { kind, group, slots: Slots::Bytes(bytes(pos[2])?), tag }
                 }
+                "waitall" => {
+                    want(0)?;
+                    Op::WaitAll
+                }
                 "hwwait" => {
                     want(0)?;
                     Op::HwWait { tag }
                 }
-                other => return Err(at(format!("unknown operation '{other}' (put, get, wait, compute, rate, engine, hw, hwwait)"))),
+                other => return Err(at(format!("unknown operation '{other}' (put, get, wait, waitall, compute, rate, engine, hw, hwwait)"))),
             };
             let lanes = &mut ops[rank as usize];
             if lanes.len() <= lane as usize {

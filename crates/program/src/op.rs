@@ -83,6 +83,9 @@ pub enum Op {
     /// Block until the message tagged `tag` from rank `from` has arrived, and store it in
     /// `into` with `combine`.
     Wait { from: u32, tag: u32, into: Slots, combine: Combine },
+    /// Block until every Put and Get this rank has posted (in any of its lists) has completed:
+    /// the Put's data delivered, the Get's data back.
+    WaitAll,
     /// Local copy of `from` into `to` (free: a buffer rotation of Bruck's algorithms).
     Copy { from: Slots, to: Slots },
     /// Block for a duration of local work.

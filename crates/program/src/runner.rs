@@ -45,6 +45,8 @@ pub struct ProgramRun {
     lane: Vec<Lane>,
     /// Lanes of each rank still running.
     running: Vec<u8>,
+    /// Puts and Gets of each rank not yet completed (for WaitAll).
+    outstanding: Vec<u32>,
     done_at: Vec<Time>,
     early: HashMap<(u32, u32, u32), u32>,
     /// In-network collectives over before their HwWait: (rank, tag) -> count.
@@ -66,6 +68,7 @@ impl ProgramRun {
             lanes,
             lane: vec![Lane { pc: 0, state: State::Ready, rate: 0, engine: u8::MAX, until: 0 }; n * lanes as usize],
             running: vec![lanes as u8; n],
+            outstanding: vec![0; n],
             done_at: vec![Time::ZERO; n],
             early: HashMap::new(),
             early_hw: HashMap::new(),
@@ -83,8 +86,8 @@ impl ProgramRun {
         if let Slots::Bytes(n) = s {
             return n.max(MIN_MESSAGE_BYTES);
         }
-        let slots = self.program.slots().max(1) as u64;
-        (self.size * s.count() as u64).div_ceil(slots).max(MIN_MESSAGE_BYTES)
+        let slots = self.program.slots().max(1) as u128;
+        ((self.size as u128 * s.count() as u128).div_ceil(slots) as u64).max(MIN_MESSAGE_BYTES)
     }
 
     /// Run lane `lane` of `rank` until it blocks or ends.
@@ -107,10 +110,12 @@ impl ProgramRun {
                     let bytes = self.bytes_of(slots);
                     let rate = (l.rate > 0).then_some(Bandwidth(l.rate));
                     let engine = (l.engine != u8::MAX).then_some(l.engine);
+                    self.outstanding[rank as usize] += 1;
                     self.post(api, Message::put(Rank(rank), Rank(to), bytes).tag(tag as u64).rate(rate).engine(engine));
                 }
                 Op::Get { from, slots, tag } => {
                     let bytes = self.bytes_of(slots);
+                    self.outstanding[rank as usize] += 1;
                     self.post(api, Message::get(Rank(rank), Rank(from), bytes).tag(tag as u64));
                 }
                 Op::Wait { from, tag, .. } => match self.early.get_mut(&(rank, from, tag)) {
@@ -143,7 +148,11 @@ impl ProgramRun {
                         return;
                     }
                 },
-                Op::Copy { .. } => {}
+                Op::WaitAll if self.outstanding[rank as usize] > 0 => {
+                    self.lane[at].state = State::Waiting;
+                    return;
+                }
+                Op::WaitAll | Op::Copy { .. } => {}
                 Op::Rate(r) => self.lane[at].rate = r.map_or(0, |b| b.bytes_per_sec()),
                 Op::Engine(e) => self.lane[at].engine = e.unwrap_or(u8::MAX),
                 Op::Compute(d) => {
@@ -216,6 +225,19 @@ impl Workload for ProgramRun {
         // a Get's data at its initiator.
         let (rank, from) = if d.op == NicOp::Get { (d.src.0, d.dst.0) } else { (d.dst.0, d.src.0) };
         let tag = d.tag as u32;
+        // The poster's operation is complete: a WaitAll of the poster may pass.
+        let poster = d.src.0;
+        self.outstanding[poster as usize] -= 1;
+        if self.outstanding[poster as usize] == 0 {
+            for lane in 0..self.lanes {
+                let at = (poster * self.lanes + lane) as usize;
+                if self.lane[at].state == State::Waiting && self.program.op(poster, lane, self.lane[at].pc) == Op::WaitAll {
+                    self.lane[at].pc += 1;
+                    self.lane[at].state = State::Ready;
+                    self.advance(poster, lane, api);
+                }
+            }
+        }
         for lane in 0..self.lanes {
             let at = (rank * self.lanes + lane) as usize;
             if self.lane[at].state != State::Waiting {
@@ -277,6 +299,21 @@ mod tests {
         nic.complete_collective(&mut w, Rank(0), 1);
         assert!(w.finished());
         assert_eq!(w.done_at()[1], Time::from_us(1));
+    }
+
+    #[test]
+    fn wait_all_passes_once_every_put_has_arrived() {
+        let p = FileProgram::parse("ranks 3\n0 put 1 1KiB\n0 put 2 1KiB\n0 waitall\n0 put 1 8B tag=5\n1 wait 0\n1 wait 0 tag=5\n2 wait 0\n").unwrap();
+        let mut w = ProgramRun::new(Box::new(p), 0);
+        let mut nic = MockNic::new(3);
+        nic.start(&mut w);
+        assert_eq!(nic.posted.len(), 2, "the third put waits for the first two");
+        nic.deliver(&mut w, 0);
+        assert_eq!(nic.posted.len(), 2);
+        nic.deliver(&mut w, 1);
+        assert_eq!(nic.posted.len(), 3);
+        nic.deliver(&mut w, 2);
+        assert!(w.finished());
     }
 
     #[test]
