@@ -349,6 +349,8 @@ fn collective_bad_input_names_the_option() {
         ),
         (vec!["collective", "--op", "allreduce", "--grid", "3,3"], "--grid"),
         (vec!["collective", "--op", "barrier", "--ranks-per-node", "0"], "--ranks-per-node"),
+        (vec!["collective", "--op", "barrier", "--ranks-per-node", "4000000000"], "--ranks-per-node"),
+        (vec!["collective", "--op", "allgather", "--grid", "0,8,64"], "--grid"),
     ] {
         let (code, _, err) = fabricsim(&args);
         assert_eq!(code, 2, "{args:?}: {err}");

@@ -73,6 +73,7 @@ pub fn run(
     ports: bool,
     progress: impl FnMut(Time),
 ) -> Result<CollectivePoint, Error> {
+    ranks.check(plan)?;
     let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
     let mut p = run_program(plan, ranks, program, size, ports, progress)?;
     p.op = c.name();
@@ -86,6 +87,7 @@ pub fn run(
 /// with the rank and the operation it waits at. `ports`: report per-port counters.
 pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports: bool, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
     let started = std::time::Instant::now();
+    ranks.check(plan)?;
     let n = ranks.count(plan);
     if program.ranks() != n {
         return Err(ConfigError::new("program", format!("is for {} ranks, the job has {n}", program.ranks())).into());

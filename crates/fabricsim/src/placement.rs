@@ -30,7 +30,20 @@ impl Ranks {
     pub fn count(&self, plan: &Plan) -> u32 {
         match &self.map {
             Some(m) => m.len() as u32,
-            None => plan.topology.nodes() * self.per_node(),
+            None => plan.topology.nodes().saturating_mul(self.per_node()),
+        }
+    }
+
+    /// Refuse more ranks than a job may have (`fabricsim_program::file::MAX_RANKS`).
+    pub fn check(&self, plan: &Plan) -> Result<(), Error> {
+        let max = fabricsim_program::file::MAX_RANKS;
+        match plan.topology.nodes().checked_mul(self.per_node()) {
+            Some(n) if n <= max || self.map.is_some() => Ok(()),
+            _ => Err(ConfigError::new(
+                "--ranks-per-node",
+                format!("{} ranks on each of {} nodes is beyond the {max} ranks a job may have", self.per_node(), plan.topology.nodes()),
+            )
+            .into()),
         }
     }
 
@@ -49,6 +62,12 @@ impl Ranks {
         let ranks = self.count(plan);
         let grid = match (&self.grid, &plan.topology) {
             (Some(dims), _) => {
+                let total = dims.iter().try_fold(1u32, |a, &d| a.checked_mul(d).filter(|_| d > 0));
+                if total.is_none() {
+                    return Err(
+                        ConfigError::new("--grid", format!("{dims:?}: every axis holds at least one rank, {} in all at most", u32::MAX)).into()
+                    );
+                }
                 let g = Grid::new(dims, &vec![true; dims.len()]);
                 if g.ranks() != ranks {
                     return Err(ConfigError::new("--grid", format!("{dims:?} holds {} ranks, the job has {ranks}", g.ranks())).into());

@@ -16,9 +16,11 @@
 //!   request of the instant takes part, whatever order the event queue hands them out in.
 //!   NICs inject in the same phase. `sim.tie_order = "shuffle"` (a test mode of the event
 //!   queue) draws the order of same-instant events at random; tests check that no result moves.
-//! * **NICs.** Each message is dealt (round-robin) to one of the node's `engines` injection
-//!   engines, whose own queue cuts it into packets as the engine is idle and has credit. A
-//!   packet reaches its first router `nic_latency` after its engine starts sending.
+//! * **NICs.** Each message is dealt (round-robin, unless it names one) to one of the node's
+//!   `engines` injection engines, whose own queue cuts it into packets as the engine is idle
+//!   and has credit. A packet reaches its first router `nic_latency` after its engine starts
+//!   sending. A message with a rate cap holds its engine for each packet's wire size at that
+//!   rate (injection rate control).
 //! * **Events.** Per hop: the head is ready (after link latency and router pipeline; an event
 //!   only when it may find the packet first in an idle input VC, otherwise the release of the
 //!   packet ahead makes its request, see `Core::grant`), the output is free again (end of
@@ -52,9 +54,12 @@
 //! * Per-rank programs, collectives, trace replay: implementations of [`Workload`]
 //!   (`fabricsim-nic`), addressed by rank through a rank map
 //!   ([`Simulation::with_rank_map`]), with Puts, Gets answered by the target NIC, local and
-//!   remote completions, timers per rank, and the posting core's software cost.
-//! * In-network collective engines and barrier gates: a new event family handled beside the
-//!   router events, fed by packets of a dedicated priority class and VC.
+//!   remote completions, timers per rank, and the posting core's software cost. The
+//!   `fabricsim-program` crate's `ProgramRun` is one (per-rank operation lists, collectives).
+//! * In-network collective engines and barrier gates: `Nic::collective_start` (which this
+//!   network still refuses) and `Workload::collective_done` are the hooks; the hardware will be
+//!   a new event family handled beside the router events, fed by packets of a dedicated
+//!   priority class and VC.
 //! * Time series, traces, the viewer: an observer ([`fabricsim_stats::Observer`]) given to
 //!   [`Simulation::observed`]; `PortSeries` samples per-port utilisation.
 //! * Fault injection: per-port state consulted by the selection function and link model.

@@ -40,7 +40,7 @@ impl<O: Observer> Nic for Core<O> {
 }
 
 /// A rate cap as picoseconds per KiB of wire bytes (0: none), rounded up (never faster than the
-/// cap); at least 1 for any finite rate.
+/// cap); at least 1 for any finite rate. Caps below about 240 KB/s are held at that rate.
 fn pace(rate: Option<fabricsim_core::Bandwidth>) -> u32 {
     match rate {
         Some(bw) if bw.bytes_per_sec() > 0 => (1024u128 * 1_000_000_000_000).div_ceil(bw.bytes_per_sec() as u128).clamp(1, u32::MAX as u128) as u32,

@@ -22,6 +22,9 @@ use crate::program::Program;
 use fabricsim_core::{Bandwidth, Bytes, Time};
 use fabricsim_nic::HwKind;
 
+/// Most ranks a program file may name.
+pub const MAX_RANKS: u32 = 1 << 24;
+
 /// A program read from text (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct FileProgram {
@@ -46,8 +49,8 @@ impl FileProgram {
                 match words.as_slice() {
                     ["ranks", n] => {
                         let n: u32 = n.parse().map_err(|_| at(format!("'{n}' is not a rank count")))?;
-                        if n == 0 {
-                            return Err(at("a program needs at least one rank".into()));
+                        if n == 0 || n > MAX_RANKS {
+                            return Err(at(format!("a program has 1 to {MAX_RANKS} ranks")));
                         }
                         ranks = Some(n);
                         ops = vec![Vec::new(); n as usize];

@@ -44,7 +44,7 @@ pub struct ProgramRun {
     lanes: u32,
     lane: Vec<Lane>,
     /// Lanes of each rank still running.
-    running: Vec<u8>,
+    running: Vec<u32>,
     /// Puts and Gets of each rank not yet completed (for WaitAll).
     outstanding: Vec<u32>,
     done_at: Vec<Time>,
@@ -67,7 +67,7 @@ impl ProgramRun {
             size,
             lanes,
             lane: vec![Lane { pc: 0, state: State::Ready, rate: 0, engine: u8::MAX, until: 0 }; n * lanes as usize],
-            running: vec![lanes as u8; n],
+            running: vec![lanes; n],
             outstanding: vec![0; n],
             done_at: vec![Time::ZERO; n],
             early: HashMap::new(),

@@ -111,7 +111,8 @@ impl Program for QuadRings {
         let g = (i - 1) / 2;
         let (h, s) = self.phase_step(q, g);
         let (a, dir) = self.axis(q, h);
-        let tag = q << 16 | g;
+        // Unique per part and step (a phase may have more than 2^16 steps).
+        let tag = g * 4 + q;
         if (i - 1).is_multiple_of(2) {
             let behind = self.grid.shift(r, a, -dir * s as i64);
             return Op::Put { to: self.grid.shift(r, a, dir), slots: self.unit_of(q, h, behind), tag };
