@@ -59,12 +59,8 @@ enum Cmd {
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Write the curve as CSV to FILE ("-" for standard output).
-        #[arg(long, value_name = "FILE")]
-        csv: Option<PathBuf>,
-        /// Write the curve as JSON to FILE ("-" for standard output).
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
+        #[command(flatten)]
+        out: DataOut,
     },
     /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
     /// sizes on a scenario's network, or run a program written as text (`--program`).
@@ -104,12 +100,8 @@ enum Cmd {
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
-        /// Write the results as CSV to FILE ("-" for standard output).
-        #[arg(long, value_name = "FILE")]
-        csv: Option<PathBuf>,
-        /// Write the results as JSON to FILE ("-" for standard output).
-        #[arg(long, value_name = "FILE")]
-        json: Option<PathBuf>,
+        #[command(flatten)]
+        out: DataOut,
         /// Add every router port's counters over the run to the JSON (bytes, packets, busy,
         /// idle and credit-stall time, utilisation).
         #[arg(long, requires = "json")]
@@ -146,6 +138,22 @@ enum Cmd {
         /// A preset name: print its TOML (with the source of every value).
         name: Option<String>,
     },
+}
+
+/// Where results go as data.
+#[derive(clap::Args)]
+struct DataOut {
+    /// Write the results as CSV to FILE ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    csv: Option<PathBuf>,
+    /// Write the results as JSON to FILE ("-" for standard output).
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+}
+
+/// Parse `--sizes`.
+fn parse_sizes(sizes: &[String]) -> Result<Vec<fabricsim::Bytes>, Error> {
+    sizes.iter().map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into())).collect()
 }
 
 fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
@@ -277,12 +285,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
             }
         }
-        Cmd::Sweep { scenario, sizes, set, csv, json, .. } if !sizes.is_empty() => {
+        Cmd::Sweep { scenario, sizes, set, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
-            let sizes = sizes
-                .iter()
-                .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))
-                .collect::<Result<Vec<_>, Error>>()?;
+            let sizes = parse_sizes(&sizes)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
             let pts = fabricsim::sweep_sizes(&s, &sizes, |_| {
                 if let Some(pb) = &pb {
@@ -312,7 +317,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("sweep serialises"))?;
             }
         }
-        Cmd::Sweep { scenario, loads, set, csv, json, .. } => {
+        Cmd::Sweep { scenario, loads, set, out: DataOut { csv, json }, .. } => {
             let s = load(&scenario, &set)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
             let rep = fabricsim::sweep(&s, &loads, |_| {
@@ -344,7 +349,20 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&rep).expect("sweep serialises"))?;
             }
         }
-        Cmd::Collective { scenario, op, algorithm, sizes, program, ranks_per_node, rank_map, grid, virtual_torus, set, csv, json, ports } => {
+        Cmd::Collective {
+            scenario,
+            op,
+            algorithm,
+            sizes,
+            program,
+            ranks_per_node,
+            rank_map,
+            grid,
+            virtual_torus,
+            set,
+            out: DataOut { csv, json },
+            ports,
+        } => {
             let plan = Plan::new(&load(&scenario, &set)?)?;
             let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
             if ranks_per_node == 0 {
@@ -359,10 +377,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             } else {
                 fabricsim::placement::Ranks { per_node: ranks_per_node, map, grid: (!grid.is_empty()).then_some(grid) }
             };
-            let sizes = sizes
-                .iter()
-                .map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into()))
-                .collect::<Result<Vec<_>, Error>>()?;
+            let sizes = parse_sizes(&sizes)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let prog = fabricsim_program::FileProgram::parse(&read(p)?).map_err(|m| fabricsim::ConfigError::new("--program", m))?;

@@ -2,17 +2,12 @@
 //! `r + 2^k` and waits for rank `r - 2^k`. After `ceil(log2 P)` rounds each rank has heard,
 //! directly or through others, from every rank. Any rank count; `ceil(log2 P)` latencies.
 
+use super::ceil_log2;
 use crate::op::{Combine, Op, Slots};
 use crate::program::Program;
 
 pub struct Dissemination {
     pub ranks: u32,
-}
-
-impl Dissemination {
-    fn rounds(&self) -> u32 {
-        32 - (self.ranks.max(1) - 1).leading_zeros()
-    }
 }
 
 impl Program for Dissemination {
@@ -23,7 +18,7 @@ impl Program for Dissemination {
         1
     }
     fn len(&self, _rank: u32, _lane: u32) -> u32 {
-        2 * self.rounds()
+        2 * ceil_log2(self.ranks)
     }
     fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let (k, p) = (i / 2, self.ranks);

@@ -15,7 +15,7 @@ pub struct Binomial {
 impl Binomial {
     /// Children of `r`, nearest first.
     fn children(&self, r: u32) -> impl Iterator<Item = u32> + '_ {
-        let lim = if r == 0 { 32 - (self.ranks.max(1) - 1).leading_zeros() } else { r.trailing_zeros() };
+        let lim = if r == 0 { super::ceil_log2(self.ranks) } else { r.trailing_zeros() };
         (0..lim).map(move |k| r + (1 << k)).filter(move |&c| c < self.ranks)
     }
     fn parent(r: u32) -> u32 {

@@ -5,17 +5,12 @@
 //! that). Blocks are addressed by owner here, so the final local rotation of the textbook
 //! version has nothing to do.
 
+use super::ceil_log2;
 use crate::op::{Combine, Op, Slots};
 use crate::program::Program;
 
 pub struct BruckAllgather {
     pub ranks: u32,
-}
-
-impl BruckAllgather {
-    fn rounds(&self) -> u32 {
-        32 - (self.ranks.max(1) - 1).leading_zeros()
-    }
 }
 
 impl Program for BruckAllgather {
@@ -26,7 +21,7 @@ impl Program for BruckAllgather {
         self.ranks
     }
     fn len(&self, _r: u32, _lane: u32) -> u32 {
-        2 * self.rounds()
+        2 * ceil_log2(self.ranks)
     }
     fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let (p, k) = (self.ranks, i / 2);

@@ -5,17 +5,12 @@
 //! latencies, but each block crosses up to `log2 P` links' worth of rounds: it wins for small
 //! blocks. Any rank count. Buffer: send blocks `0..P`, the working and receive area `P..2P`.
 
+use super::ceil_log2;
 use crate::op::{Combine, Op, Slots};
 use crate::program::Program;
 
 pub struct BruckAllToAll {
     pub ranks: u32,
-}
-
-impl BruckAllToAll {
-    fn rounds(&self) -> u32 {
-        32 - (self.ranks.max(1) - 1).leading_zeros()
-    }
 }
 
 impl Program for BruckAllToAll {
@@ -26,7 +21,7 @@ impl Program for BruckAllToAll {
         2 * self.ranks
     }
     fn len(&self, _r: u32, _lane: u32) -> u32 {
-        2 * self.rounds() + 2
+        2 * ceil_log2(self.ranks) + 2
     }
     fn op(&self, r: u32, _lane: u32, i: u32) -> Op {
         let p = self.ranks;
@@ -35,7 +30,7 @@ impl Program for BruckAllToAll {
             return Op::Copy { from: Slots::range(r, p, p), to: work };
         }
         let j = i - 1;
-        if j == 2 * self.rounds() {
+        if j == 2 * ceil_log2(self.ranks) {
             // Position q holds the block from r - q: into that source's slot.
             return Op::Copy { from: work, to: Slots::Down { base: p, window: p, start: r, count: p } };
         }

@@ -20,6 +20,11 @@ use crate::program::{Program, Stages};
 use crate::Collective;
 use fabricsim_core::Bandwidth;
 
+/// Rounds of a doubling over `n` ranks: `ceil(log2 n)` (0 for one rank).
+pub fn ceil_log2(n: u32) -> u32 {
+    32 - (n.max(1) - 1).leading_zeros()
+}
+
 /// A program ready to run.
 pub type Boxed = Box<dyn Program + Send + Sync>;
 
