@@ -419,3 +419,25 @@ fn rank_maps_place_ranks_and_bad_maps_name_the_line() {
         assert!(err.contains(want), "{text:?}: {err}");
     }
 }
+
+#[test]
+fn shapes_too_large_for_memory_are_refused_before_anything_is_built() {
+    for (args, field) in [
+        (vec!["run", "--set", "topology.shape=[256,256,256]"], "topology.shape"),
+        (vec!["info", "--set", "topology.shape=[1024,1024,1024]"], "topology.shape"),
+        (vec!["info", "--set", "topology.type=fat_tree", "--set", "topology.radix=64", "--set", "topology.levels=5"], "topology.radix"),
+        // The limit can be set: the default 512-node torus needs more than 1 MB.
+        (vec!["run", "--set", "sim.max_memory=1MB"], "sim.max_memory"),
+    ] {
+        let started = std::time::Instant::now();
+        let (code, _, err) = fabricsim(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with(&format!("error: {}", if field == "sim.max_memory" { "topology.shape" } else { field })), "{args:?}: {err}");
+        assert!(
+            err.contains("GB to simulate") && err.contains(if field == "sim.max_memory" { "sim.max_memory" } else { "set sim.max_memory" }),
+            "{err}"
+        );
+        // Refused from the counts, not after trying to allocate (generous bound for slow CI).
+        assert!(started.elapsed().as_secs() < 20);
+    }
+}

@@ -25,6 +25,7 @@
 //! with `stats` beside them.
 
 pub mod collective;
+pub mod memory;
 pub mod placement;
 pub mod plan;
 pub mod presets;

@@ -37,6 +37,9 @@ pub struct Plan {
 impl Plan {
     /// Check everything that can be checked before running.
     pub fn new(s: &Scenario) -> Result<Plan, Error> {
+        // Refuse what would not fit in memory before building anything large.
+        let engines_hint = s.nic.injection_engines.unwrap_or(1) as u64;
+        crate::memory::check(&s.topology, engines_hint, s.router.vcs as u64, s.sim.max_memory)?;
         let topology = match &s.topology {
             TopologySpec::Torus(t) => Topology::Torus(Torus::new(t.shape.clone(), t.wrap.clone(), t.axes.clone())?),
             TopologySpec::Mesh(t) => {
@@ -49,7 +52,12 @@ impl Plan {
                 }
                 Topology::Torus(Torus::new(t.shape.clone(), Some(vec![false; t.shape.len()]), t.axes.clone())?)
             }
-            TopologySpec::FatTree(f) => Topology::FatTree(FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?),
+            TopologySpec::FatTree(f) => {
+                let ft = FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?;
+                let ports = ft.switches() as u64 * f.radix as u64 + 2 * ft.nodes() as u64 * ft.rails() as u64;
+                crate::memory::check_counts("topology.radix", ft.nodes() as u64, ports, s.router.vcs as u64, s.sim.max_memory)?;
+                Topology::FatTree(ft)
+            }
         };
         let engines = match (&topology, s.nic.injection_engines) {
             (Topology::FatTree(f), Some(e)) if e != f.rails() => {

@@ -343,6 +343,9 @@ pub struct SimSpec {
     /// Seed of the shuffled order (`tie_order = "shuffle"`). Default: `seed`. Changing it
     /// changes only the order of simultaneous events, never the traffic.
     pub tie_seed: Option<u64>,
+    /// Most memory a run may need (estimated before building it; larger scenarios are refused).
+    /// Default: the memory available on the machine.
+    pub max_memory: Option<Bytes>,
 }
 
 /// `sim.tie_order`.
@@ -365,6 +368,7 @@ impl Default for SimSpec {
             watchdog: Time::from_us(100),
             tie_order: TieOrder::Fixed,
             tie_seed: None,
+            max_memory: None,
         }
     }
 }
