@@ -197,10 +197,22 @@ fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
     }
     let pb = indicatif::ProgressBar::new(len);
     pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {elapsed}")
+        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {elapsed}, about {eta} left")
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
     );
     pb.set_message(what.to_string());
+    Some(pb)
+}
+
+/// A spinner for runs of unknown length (none when standard error is not a terminal).
+fn spinner() -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let pb = indicatif::ProgressBar::new_spinner();
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
+    );
     Some(pb)
 }
 
@@ -233,10 +245,17 @@ fn run(cli: Cli) -> Result<(), Error> {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             let horizon = (plan.limits.warmup + plan.limits.measure).ps();
-            let pb = if plan.closed { None } else { progress_bar(100, "simulating") };
+            // Open-loop runs know their horizon (a bar with an estimate of the time left); closed
+            // ones run until their work is done (a spinner with the simulated time).
+            let pb = if plan.closed { spinner() } else { progress_bar(100, "simulating") };
             let progress = |t: fabricsim::Time| {
                 if let Some(pb) = &pb {
-                    pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
+                    if plan.closed {
+                        pb.set_message(format!("simulated {:.1} us", t.as_ns_f64() / 1e3));
+                        pb.tick();
+                    } else {
+                        pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
+                    }
                 }
             };
             let report = match &series {

@@ -39,6 +39,16 @@ fn run_json_has_the_documented_keys() {
     for k in ["bytes", "busy_ns", "idle_ns", "credit_stall_ns"] {
         assert!(port.get(k).is_some(), "missing ports[].{k}");
     }
+    // Ports carry their router's coordinates; links are summed by axis and direction, the
+    // busiest listed; the latency histogram holds every measured message.
+    assert_eq!(port["coords"].as_array().unwrap().len(), 3);
+    let dirs = v["link_utilization"].as_array().unwrap();
+    assert_eq!(dirs.len(), 6, "three axes, two directions");
+    let busiest = v["busiest_links"].as_array().unwrap();
+    let max = dirs.iter().map(|d| d["max"].as_f64().unwrap()).fold(0.0, f64::max);
+    assert_eq!(busiest[0]["utilization"].as_f64().unwrap(), max);
+    let in_buckets: u64 = v["latency_histogram_ns"].as_array().unwrap().iter().map(|b| b["count"].as_u64().unwrap()).sum();
+    assert_eq!(in_buckets, v["latency_ns"]["count"].as_u64().unwrap());
 }
 
 #[test]
@@ -63,6 +73,7 @@ fn bad_input_is_one_line_and_exit_code_2() {
         vec!["run", "--set", "routing.order=[\"d0\",\"d7\"]"],
         vec!["run", "/no/such/file.toml"],
         vec!["info", "--set", "nonsense"],
+        vec!["run", "--set", "workload.load=0"],
     ] {
         let (code, out, err) = fabricsim(&args);
         assert_eq!(code, 2, "{args:?}: {out}{err}");
@@ -417,6 +428,17 @@ fn rank_maps_place_ranks_and_bad_maps_name_the_line() {
         let (code, _, err) = fabricsim(&["collective", "--op", "barrier", "--set", "topology.shape=[8]", "--rank-map", map.to_str().unwrap()]);
         assert_eq!(code, 2, "{text:?}: {err}");
         assert!(err.contains(want), "{text:?}: {err}");
+    }
+}
+
+#[test]
+fn no_progress_display_when_standard_error_is_not_a_terminal() {
+    // A closed workload (ping-pong) and an open-loop one: stderr stays empty in a pipe.
+    let pingpong = example("tofu-like-pingpong.toml");
+    for args in [vec!["run", pingpong.as_str()], vec!["run", "--set", "topology.shape=[4,4]"]] {
+        let (code, _, err) = fabricsim(&args);
+        assert_eq!(code, 0);
+        assert!(err.is_empty(), "{err}");
     }
 }
 

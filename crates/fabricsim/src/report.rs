@@ -3,8 +3,8 @@
 use crate::plan::Plan;
 use fabricsim_core::RouterId;
 use fabricsim_network::{Outcome, Simulation};
-use fabricsim_stats::{LatencySummary, PortReport};
-use fabricsim_topology::{PortGraph, PortKind, Topology};
+use fabricsim_stats::{LatencyBucket, LatencySummary, PortReport};
+use fabricsim_topology::{PortGraph, PortKind, Topology, Torus};
 use fabricsim_workload::{AnyWorkload, WorkloadReport};
 use serde::Serialize;
 
@@ -32,6 +32,8 @@ pub struct RunReport {
     pub messages_delivered: u64,
     /// Latency of measured messages (creation at the source NIC to last byte delivered).
     pub latency_ns: LatencySummary,
+    /// Their distribution, in buckets doubling from 1 ns.
+    pub latency_histogram_ns: Vec<LatencyBucket>,
     pub packet_latency_ns: LatencySummary,
     pub accepted_throughput: Throughput,
     /// False when measured messages were still in flight at the end of the drain time:
@@ -45,9 +47,43 @@ pub struct RunReport {
     pub packet_hops_per_second: f64,
     pub peak_packets_in_flight: usize,
     pub ports: Vec<PortReport>,
+    /// Network links by axis and direction (torus, mesh) or by level and direction (fat-tree):
+    /// mean and highest utilisation over the measurement window.
+    pub link_utilization: Vec<DirectionLoad>,
+    /// The most loaded network links, most loaded first (at most five).
+    pub busiest_links: Vec<PortReport>,
     /// What produced this report: the fabricsim version, the seed and the resolved scenario
     /// (preset and overrides applied, every key), enough to run it again.
     pub provenance: Provenance,
+}
+
+/// Utilisation of the network links of one direction (all routers' ports with that label).
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectionLoad {
+    pub label: String,
+    pub links: u32,
+    pub mean: f64,
+    pub max: f64,
+}
+
+/// Per direction (ports' labels, in first-seen order) and the five busiest network links.
+fn link_loads(ports: &[PortReport]) -> (Vec<DirectionLoad>, Vec<PortReport>) {
+    let net: Vec<&PortReport> = ports.iter().filter(|p| p.kind == "network").collect();
+    let mut dirs: Vec<DirectionLoad> = Vec::new();
+    for p in &net {
+        match dirs.iter_mut().find(|d| d.label == p.label) {
+            Some(d) => {
+                d.links += 1;
+                d.mean += p.utilization;
+                d.max = d.max.max(p.utilization);
+            }
+            None => dirs.push(DirectionLoad { label: p.label.clone(), links: 1, mean: p.utilization, max: p.utilization }),
+        }
+    }
+    dirs.iter_mut().for_each(|d| d.mean /= d.links as f64);
+    let mut busy = net;
+    busy.sort_by(|a, b| b.utilization.total_cmp(&a.utilization).then((a.router, a.port).cmp(&(b.router, b.port))));
+    (dirs, busy.into_iter().take(5).cloned().collect())
 }
 
 /// What produced a report.
@@ -69,6 +105,7 @@ impl RunReport {
         let elapsed = o.window.ps();
         let graph = sim.graph();
         let ports = port_reports(&plan.topology, graph, &sim.port_counters(), elapsed);
+        let (link_utilization, busiest_links) = link_loads(&ports);
         RunReport {
             name: plan.scenario.name.clone(),
             nodes,
@@ -82,6 +119,7 @@ impl RunReport {
             bytes_delivered: o.bytes_delivered,
             messages_delivered: o.messages_delivered,
             latency_ns: o.message_latency.summary(),
+            latency_histogram_ns: o.message_latency.buckets(),
             packet_latency_ns: o.packet_latency.summary(),
             accepted_throughput: Throughput {
                 bytes_per_ns_per_node: per_node,
@@ -96,6 +134,8 @@ impl RunReport {
             packet_hops_per_second: if wall > 0.0 { o.packet_hops as f64 / wall } else { 0.0 },
             peak_packets_in_flight: o.peak_packets,
             ports,
+            link_utilization,
+            busiest_links,
             provenance: Provenance {
                 fabricsim_version: env!("CARGO_PKG_VERSION"),
                 seed: plan.scenario.sim.seed,
@@ -132,6 +172,12 @@ impl RunReport {
                 self.accepted_throughput.fraction_of_injection,
                 if self.drained { "" } else { "  [NOT DRAINED: saturated]" }
             );
+        }
+        if !self.link_utilization.is_empty() {
+            let dirs: Vec<String> = self.link_utilization.iter().map(|d| format!("{} {:.2}/{:.2}", d.label, d.mean, d.max)).collect();
+            let _ = writeln!(s, "links        mean/max utilisation: {}", dirs.join("  "));
+            let top: Vec<String> = self.busiest_links.iter().take(3).map(|p| format!("{} of {} {:.3}", p.label, where_(p), p.utilization)).collect();
+            let _ = writeln!(s, "busiest      {}", top.join(", "));
         }
         if let Some(x) = self.workload.one_way_latency_ns {
             let _ = writeln!(s, "one-way      {x:.1} ns");
@@ -178,8 +224,20 @@ pub(crate) fn port_reports(topo: &Topology, graph: &PortGraph, counters: &[fabri
                 PortKind::Terminal => "terminal",
                 PortKind::Unconnected => continue,
             };
-            v.push(PortReport::new(r.0, local, kind, port_label(topo, r, local), &counters[p], elapsed));
+            let mut rep = PortReport::new(r.0, local, kind, port_label(topo, r, local), &counters[p], elapsed);
+            if let Topology::Torus(t) = topo {
+                rep.coords = Some(t.coords(Torus::node_on(r)));
+            }
+            v.push(rep);
         }
     }
     v
+}
+
+/// Where a port is, for people: its router's coordinates, or its router number.
+fn where_(p: &PortReport) -> String {
+    match &p.coords {
+        Some(c) => format!("({})", c.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
+        None => format!("router {}", p.router),
+    }
 }

@@ -16,6 +16,13 @@ impl Default for LatencyHistogram {
     }
 }
 
+/// One bucket of a latency distribution: the values up to `upper_ns` above the previous bucket's.
+#[derive(Debug, Clone, Copy, Serialize, PartialEq)]
+pub struct LatencyBucket {
+    pub upper_ns: f64,
+    pub count: u64,
+}
+
 /// Summary statistics in nanoseconds. All zero when nothing was recorded.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
 pub struct LatencySummary {
@@ -57,6 +64,19 @@ impl LatencyHistogram {
         } else {
             Time((self.sum_ps / self.h.len() as u128) as u64)
         }
+    }
+
+    /// The distribution in buckets doubling in width from 1 ns: (upper bound in ns, count),
+    /// empty buckets left out.
+    pub fn buckets(&self) -> Vec<LatencyBucket> {
+        if self.h.is_empty() {
+            return Vec::new();
+        }
+        self.h
+            .iter_log(1000, 2.0)
+            .filter(|v| v.count_since_last_iteration() > 0)
+            .map(|v| LatencyBucket { upper_ns: v.value_iterated_to() as f64 / 1000.0, count: v.count_since_last_iteration() })
+            .collect()
     }
 
     pub fn summary(&self) -> LatencySummary {

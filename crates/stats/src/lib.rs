@@ -7,7 +7,7 @@ pub mod observer;
 pub mod ports;
 pub mod series;
 
-pub use histogram::{LatencyHistogram, LatencySummary};
+pub use histogram::{LatencyBucket, LatencyHistogram, LatencySummary};
 pub use observer::Observer;
 pub use ports::{PortCounters, PortReport};
 pub use series::PortSeries;

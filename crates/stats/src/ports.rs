@@ -40,6 +40,9 @@ pub struct PortReport {
     pub idle_ns: f64,
     pub credit_stall_ns: f64,
     pub utilization: f64,
+    /// Coordinates of the router (torus and mesh).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub coords: Option<Vec<u32>>,
 }
 
 impl PortReport {
@@ -56,6 +59,7 @@ impl PortReport {
             idle_ns: (elapsed_ps - busy) as f64 / 1e3,
             credit_stall_ns: c.stall_ps as f64 / 1e3,
             utilization: if elapsed_ps == 0 { 0.0 } else { busy as f64 / elapsed_ps as f64 },
+            coords: None,
         }
     }
 }

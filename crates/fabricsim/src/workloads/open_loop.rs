@@ -84,8 +84,8 @@ open_loop_keys!(OpenLoopSpec, HotRegionSpec, SphereSpec);
 /// An open-loop workload with `pattern` at `load`.
 fn open_loop(cx: &BuildContext, pattern: Pattern, load: f64) -> Result<AnyWorkload, Error> {
     let plan = cx.plan;
-    if !(0.0..=1.0).contains(&load) {
-        return Err(ConfigError::new("workload.load", format!("{load} must be between 0 and 1")).into());
+    if !(load > 0.0 && load <= 1.0) {
+        return Err(ConfigError::new("workload.load", format!("{load} must be above 0 (a load of 0 sends nothing) and at most 1")).into());
     }
     let shape = Shape::of(&plan.topology);
     pattern.check(&shape)?;
