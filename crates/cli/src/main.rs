@@ -50,12 +50,20 @@ enum Cmd {
     Sweep {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
-        /// Comma-separated offered loads, e.g. 0.1,0.2,0.3 (open-loop workloads).
+        /// Comma-separated offered loads or ranges from:to:step, e.g. 0.1,0.2 or 0.05:0.95:0.05
+        /// (open-loop workloads).
         #[arg(long, value_delimiter = ',', required_unless_present = "sizes", conflicts_with = "sizes")]
-        loads: Vec<f64>,
+        loads: Vec<String>,
         /// Comma-separated message sizes, e.g. 1KiB,64KiB,1MiB (benchmark workloads).
         #[arg(long, value_delimiter = ',')]
         sizes: Vec<String>,
+        /// Runs per load, with seeds seed, seed+1, ...: means and 95% confidence intervals.
+        #[arg(long, default_value_t = 1, conflicts_with = "sizes")]
+        seeds: u32,
+        /// Points run at once (independent runs; the results do not depend on it). Default:
+        /// every core.
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
@@ -304,11 +312,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
             }
         }
-        Cmd::Sweep { scenario, sizes, set, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
+        Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
-            let pts = fabricsim::sweep_sizes(&s, &sizes, |_| {
+            let pts = fabricsim::sweep_sizes(&s, &sizes, jobs, |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -336,10 +344,11 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("sweep serialises"))?;
             }
         }
-        Cmd::Sweep { scenario, loads, set, out: DataOut { csv, json }, .. } => {
+        Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, .. } => {
             let s = load(&scenario, &set)?;
+            let loads = fabricsim::sweep::parse_loads(&loads)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
-            let rep = fabricsim::sweep(&s, &loads, |_| {
+            let rep = fabricsim::sweep(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -348,13 +357,29 @@ fn run(cli: Cli) -> Result<(), Error> {
                 pb.finish_and_clear();
             }
             let mut out = human(&[&csv, &json]);
-            let _ = writeln!(out, "{:>8} {:>10} {:>12} {:>12} {:>10}", "offered", "accepted", "mean ns", "p99 ns", "state");
+            let _ = writeln!(
+                out,
+                "{:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
+                "offered", "accepted", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "state"
+            );
             for p in &rep.points {
                 let state = if p.saturated { "SATURATED" } else { "ok" };
+                let ci = |x: f64, d: usize| if p.runs > 1 { format!(" +-{x:.d$}") } else { String::new() };
                 let _ = writeln!(
                     out,
-                    "{:>8.3} {:>10.4} {:>12.1} {:>12.1} {:>10}",
-                    p.offered_load, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, state
+                    "{:>8.3} {:>10.4} {:>12.1} {:>10.1} {:>10.1} {:>10.1} {:>10}{}",
+                    p.offered_load,
+                    p.accepted_fraction,
+                    p.latency_mean_ns,
+                    p.latency_p50_ns,
+                    p.latency_p99_ns,
+                    p.latency_p999_ns,
+                    state,
+                    if p.runs > 1 {
+                        format!("  ({} runs: accepted{}, mean{} ns)", p.runs, ci(p.accepted_fraction_ci95, 4), ci(p.latency_mean_ci95_ns, 1))
+                    } else {
+                        String::new()
+                    }
                 );
             }
             let _ = match rep.saturation_load {

@@ -11,17 +11,29 @@ use crate::Error;
 use fabricsim_core::ConfigError;
 use serde::Serialize;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct SweepPoint {
     pub offered_load: f64,
     /// Payload the offered load carries, as a fraction of the injection bandwidth of all nodes:
     /// what `accepted_fraction` reaches below saturation.
     pub expected_fraction: f64,
+    /// Means over the runs (seeds) of the point.
     pub accepted_fraction: f64,
     pub latency_mean_ns: f64,
+    pub latency_p50_ns: f64,
+    pub latency_p90_ns: f64,
     pub latency_p99_ns: f64,
+    pub latency_p999_ns: f64,
+    pub latency_max_ns: f64,
+    /// Runs (seeds) behind the point, and the half-widths of the 95% confidence intervals of
+    /// the mean accepted fraction and mean latency (Student's t; 0 for a single run).
+    pub runs: u32,
+    pub accepted_fraction_ci95: f64,
+    pub latency_mean_ci95_ns: f64,
+    /// Whether every run drained, and whether any was saturated.
     pub drained: bool,
     pub saturated: bool,
+    #[serde(skip)]
     pub wall_seconds: f64,
 }
 
@@ -34,38 +46,135 @@ pub struct SweepReport {
     pub saturation_throughput: f64,
 }
 
-/// Run `scenario` at each load; `each` is called after every point (for progress bars).
-pub fn sweep(scenario: &Scenario, loads: &[f64], mut each: impl FnMut(&SweepPoint)) -> Result<SweepReport, Error> {
+/// How to sweep: runs per point (seeds `seed`, `seed + 1`, ...) and parallel jobs (0: every
+/// core). Points and runs are independent simulations, so the results do not depend on `jobs`.
+#[derive(Debug, Clone, Copy)]
+pub struct SweepOptions {
+    pub seeds: u32,
+    pub jobs: usize,
+}
+
+impl Default for SweepOptions {
+    fn default() -> Self {
+        SweepOptions { seeds: 1, jobs: 1 }
+    }
+}
+
+/// Loads from `--loads`: numbers, or ranges `from:to:step` (both ends included, to within a
+/// thousandth of a step).
+pub fn parse_loads(items: &[String]) -> Result<Vec<f64>, Error> {
+    let bad = |m: String| -> Error { ConfigError::new("--loads", m).into() };
+    let num = |x: &str| x.trim().parse::<f64>().map_err(|_| bad(format!("'{x}' is not a number")));
+    let mut v = Vec::new();
+    for it in items {
+        let parts: Vec<&str> = it.split(':').collect();
+        match parts.as_slice() {
+            [x] => v.push(num(x)?),
+            [a, b, st] => {
+                let (a, b, st) = (num(a)?, num(b)?, num(st)?);
+                if st.is_nan() || st <= 0.0 || b < a {
+                    return Err(bad(format!("'{it}': a range is from:to:step with from <= to and a step above 0")));
+                }
+                let n = ((b - a) / st + 1e-3).floor() as u64;
+                if n > 10_000 {
+                    return Err(bad(format!("'{it}' has {n} points; at most 10,000")));
+                }
+                v.extend((0..=n).map(|i| ((a + i as f64 * st) * 1e9).round() / 1e9));
+            }
+            _ => return Err(bad(format!("'{it}' is neither a load nor a range from:to:step"))),
+        }
+    }
+    Ok(v)
+}
+
+/// Half-width of the 95% confidence interval of the mean of `xs` (Student's t).
+fn ci95(xs: &[f64]) -> f64 {
+    let n = xs.len();
+    if n < 2 {
+        return 0.0;
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
+    // Two-sided 97.5% quantiles of Student's t for 1..30 degrees of freedom, then the normal's.
+    const T: [f64; 30] = [
+        12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+        2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+    ];
+    let t = T.get(n - 2).copied().unwrap_or(1.960);
+    t * (var / n as f64).sqrt()
+}
+
+/// Run `items` through `f` on `jobs` threads (0: every core), results in the items' order.
+pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> R2<R> {
+    use rayon::prelude::*;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
+    Ok(pool.install(|| items.par_iter().map(&f).collect()))
+}
+
+type R2<R> = Result<Vec<R>, Error>;
+
+/// One run of a sweep point: the report, and what the point judges it by.
+struct Run {
+    r: crate::RunReport,
+    expected: f64,
+    saturated: bool,
+}
+
+fn one_run(scenario: &Scenario, load: f64, seed: u64) -> Result<Run, Error> {
+    let mut s = scenario.clone();
+    s.workload.set_load(load)?;
+    s.sim.seed = seed;
+    let plan = Plan::new(&s)?;
+    let r = plan.run()?;
+    let acc = r.accepted_throughput.fraction_of_injection;
+    let senders = r.workload.senders.unwrap_or(r.nodes) as f64 / r.nodes as f64;
+    let expected = load * plan.params.format.efficiency() * senders;
+    // Below saturation accepted matches expected up to the noise of a Poisson count: allow
+    // 5% or three standard deviations of the packets counted in the window, the larger.
+    let packets = r.accepted_throughput.bytes_per_ns_per_node * r.window_ns * r.nodes as f64 / plan.params.format.max_payload as f64;
+    let tolerance = (3.0 / packets.max(1.0).sqrt()).max(0.05);
+    let saturated = !r.drained || acc < (1.0 - tolerance) * expected;
+    Ok(Run { r, expected, saturated })
+}
+
+/// Run `scenario` at each load, `opts.seeds` times each; `each` is called after every point
+/// (for progress bars; from the worker threads, in completion order).
+pub fn sweep(scenario: &Scenario, loads: &[f64], opts: SweepOptions, each: impl Fn(&SweepPoint) + Sync) -> Result<SweepReport, Error> {
     if loads.is_empty() {
         return Err(ConfigError::new("--loads", "is empty").into());
     }
-    let mut points = Vec::new();
-    for &load in loads {
-        let mut s = scenario.clone();
-        s.workload.set_load(load)?;
-        let plan = Plan::new(&s)?;
-        let r = plan.run()?;
-        let acc = r.accepted_throughput.fraction_of_injection;
-        let senders = r.workload.senders.unwrap_or(r.nodes) as f64 / r.nodes as f64;
-        let expected = load * plan.params.format.efficiency() * senders;
-        // Below saturation accepted matches expected up to the noise of a Poisson count: allow
-        // 5% or three standard deviations of the packets counted in the window, the larger.
-        let packets = r.accepted_throughput.bytes_per_ns_per_node * r.window_ns * r.nodes as f64 / plan.params.format.max_payload as f64;
-        let tolerance = (3.0 / packets.max(1.0).sqrt()).max(0.05);
-        let saturated = !r.drained || acc < (1.0 - tolerance) * expected;
+    if opts.seeds == 0 {
+        return Err(ConfigError::new("--seeds", "0: a point needs at least one run").into());
+    }
+    let base = scenario.sim.seed;
+    let points = run_all(loads, opts.jobs, |&load| -> Result<SweepPoint, Error> {
+        let runs = (0..opts.seeds as u64).map(|i| one_run(scenario, load, base.wrapping_add(i))).collect::<Result<Vec<Run>, Error>>()?;
+        let n = runs.len() as f64;
+        let mean = |f: &dyn Fn(&Run) -> f64| runs.iter().map(f).sum::<f64>() / n;
+        let accepted: Vec<f64> = runs.iter().map(|x| x.r.accepted_throughput.fraction_of_injection).collect();
+        let latency: Vec<f64> = runs.iter().map(|x| x.r.latency_ns.mean).collect();
         let p = SweepPoint {
             offered_load: load,
-            expected_fraction: expected,
-            accepted_fraction: acc,
-            latency_mean_ns: r.latency_ns.mean,
-            latency_p99_ns: r.latency_ns.p99,
-            drained: r.drained,
-            saturated,
-            wall_seconds: r.wall_seconds,
+            expected_fraction: runs[0].expected,
+            accepted_fraction: mean(&|x| x.r.accepted_throughput.fraction_of_injection),
+            latency_mean_ns: mean(&|x| x.r.latency_ns.mean),
+            latency_p50_ns: mean(&|x| x.r.latency_ns.p50),
+            latency_p90_ns: mean(&|x| x.r.latency_ns.p90),
+            latency_p99_ns: mean(&|x| x.r.latency_ns.p99),
+            latency_p999_ns: mean(&|x| x.r.latency_ns.p999),
+            latency_max_ns: runs.iter().map(|x| x.r.latency_ns.max).fold(0.0, f64::max),
+            runs: opts.seeds,
+            accepted_fraction_ci95: ci95(&accepted),
+            latency_mean_ci95_ns: ci95(&latency),
+            drained: runs.iter().all(|x| x.r.drained),
+            saturated: runs.iter().any(|x| x.saturated),
+            wall_seconds: runs.iter().map(|x| x.r.wall_seconds).sum(),
         };
         each(&p);
-        points.push(p);
-    }
+        Ok(p)
+    })?
+    .into_iter()
+    .collect::<Result<Vec<_>, Error>>()?;
     let saturation_load = points.iter().find(|p| p.saturated).map(|p| p.offered_load);
     let saturation_throughput = points.iter().map(|p| p.accepted_fraction).fold(0.0, f64::max);
     Ok(SweepReport { points, saturation_load, saturation_throughput })
@@ -82,12 +191,17 @@ pub struct SizePoint {
 
 /// Run a benchmark workload (throughput, simultaneous_puts, neighbor_exchange, pingpong,
 /// rdma_get, all_to_all) at each message size: the "vs message size" curves of the papers.
-pub fn sweep_sizes(scenario: &Scenario, sizes: &[fabricsim_core::Bytes], mut each: impl FnMut(&SizePoint)) -> Result<Vec<SizePoint>, Error> {
+/// Sizes run on `jobs` threads (0: every core); the results do not depend on it.
+pub fn sweep_sizes(
+    scenario: &Scenario,
+    sizes: &[fabricsim_core::Bytes],
+    jobs: usize,
+    each: impl Fn(&SizePoint) + Sync,
+) -> Result<Vec<SizePoint>, Error> {
     if sizes.is_empty() {
         return Err(ConfigError::new("--sizes", "is empty").into());
     }
-    let mut points = Vec::new();
-    for &b in sizes {
+    run_all(sizes, jobs, |&b| -> Result<SizePoint, Error> {
         let mut s = scenario.clone();
         s.workload.set_message_size(b)?;
         let plan = Plan::new(&s)?;
@@ -99,9 +213,10 @@ pub fn sweep_sizes(scenario: &Scenario, sizes: &[fabricsim_core::Bytes], mut eac
             completion_ns: r.workload.completion_ns,
         };
         each(&p);
-        points.push(p);
-    }
-    Ok(points)
+        Ok(p)
+    })?
+    .into_iter()
+    .collect()
 }
 
 /// Size-sweep points as CSV.
@@ -116,13 +231,61 @@ pub fn sizes_csv(points: &[SizePoint]) -> String {
 
 impl SweepReport {
     pub fn to_csv(&self) -> String {
-        let mut s = String::from("offered_load,expected_fraction,accepted_fraction,latency_mean_ns,latency_p99_ns,drained,saturated\n");
+        let mut s = String::from(
+            "offered_load,expected_fraction,accepted_fraction,accepted_fraction_ci95,latency_mean_ns,latency_mean_ci95_ns,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,runs,drained,saturated\n",
+        );
         for p in &self.points {
             s.push_str(&format!(
-                "{},{:.6},{:.6},{:.3},{:.3},{},{}\n",
-                p.offered_load, p.expected_fraction, p.accepted_fraction, p.latency_mean_ns, p.latency_p99_ns, p.drained, p.saturated
+                "{},{:.6},{:.6},{:.6},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}\n",
+                p.offered_load,
+                p.expected_fraction,
+                p.accepted_fraction,
+                p.accepted_fraction_ci95,
+                p.latency_mean_ns,
+                p.latency_mean_ci95_ns,
+                p.latency_p50_ns,
+                p.latency_p90_ns,
+                p.latency_p99_ns,
+                p.latency_p999_ns,
+                p.latency_max_ns,
+                p.runs,
+                p.drained,
+                p.saturated
             ));
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn load_ranges_expand_with_both_ends() {
+        let v = parse_loads(&["0.05:0.25:0.05".into(), "0.5".into()]).unwrap();
+        assert_eq!(v, vec![0.05, 0.1, 0.15, 0.2, 0.25, 0.5]);
+        for bad in ["0.3:0.1:0.1", "0.1:0.2:0", "a", "0.1:0.2", "0:1:0.00001"] {
+            let e = parse_loads(&[bad.into()]).unwrap_err().to_string();
+            assert!(e.starts_with("--loads"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn parallel_sweeps_equal_sequential_ones_and_repeats_give_intervals() {
+        let mut s = Scenario::default();
+        s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=5us".into()]).unwrap();
+        let loads = [0.1, 0.3, 0.5];
+        let one = |jobs| serde_json::to_string(&sweep(&s, &loads, SweepOptions { seeds: 3, jobs }, |_| {}).unwrap()).unwrap();
+        assert_eq!(one(1), one(3));
+        let rep = sweep(&s, &loads, SweepOptions { seeds: 3, jobs: 0 }, |_| {}).unwrap();
+        assert!(rep.points.iter().all(|p| p.runs == 3 && p.accepted_fraction_ci95 > 0.0 && p.latency_mean_ci95_ns > 0.0));
+        let single = sweep(&s, &loads, SweepOptions::default(), |_| {}).unwrap();
+        assert!(single.points.iter().all(|p| p.accepted_fraction_ci95 == 0.0));
+        // Percentiles are ordered.
+        for p in &rep.points {
+            assert!(p.latency_p50_ns <= p.latency_p90_ns && p.latency_p90_ns <= p.latency_p99_ns && p.latency_p99_ns <= p.latency_p999_ns);
+            assert!(p.latency_p999_ns <= p.latency_max_ns);
+        }
     }
 }

@@ -30,7 +30,10 @@ pub struct LatencySummary {
     pub mean: f64,
     pub min: f64,
     pub p50: f64,
+    pub p90: f64,
     pub p99: f64,
+    /// The 99.9th percentile.
+    pub p999: f64,
     pub max: f64,
 }
 
@@ -89,7 +92,9 @@ impl LatencyHistogram {
             mean: self.sum_ps as f64 / self.h.len() as f64 / 1000.0,
             min: ns(self.h.min()),
             p50: ns(self.h.value_at_quantile(0.5)),
+            p90: ns(self.h.value_at_quantile(0.9)),
             p99: ns(self.h.value_at_quantile(0.99)),
+            p999: ns(self.h.value_at_quantile(0.999)),
             max: ns(self.h.max()),
         }
     }
