@@ -39,6 +39,12 @@ pub struct RunReport {
     /// False when measured messages were still in flight at the end of the drain time:
     /// the network is saturated and latencies are underestimated.
     pub drained: bool,
+    /// Open-loop runs: false when the payload delivered in the window's two halves differs by
+    /// more than 10% (or three standard deviations of its packet count, the larger): the
+    /// warm-up was too short for the traffic to settle, and the throughput is not the steady
+    /// state's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub steady: Option<bool>,
     pub workload: WorkloadReport,
     pub packet_hops: u64,
     pub events: u64,
@@ -126,6 +132,7 @@ impl RunReport {
                 fraction_of_injection: if inj_per_ns > 0.0 { per_node / inj_per_ns } else { 0.0 },
             },
             drained: o.drained,
+            steady: plan.scenario.workload.keys().load().map(|_| steady(o, plan.params.format.max_payload as f64)),
             workload: sim.workload().report(),
             packet_hops: o.packet_hops,
             events: o.events,
@@ -178,6 +185,10 @@ impl RunReport {
             let _ = writeln!(s, "links        mean/max utilisation: {}", dirs.join("  "));
             let top: Vec<String> = self.busiest_links.iter().take(3).map(|p| format!("{} of {} {:.3}", p.label, where_(p), p.utilization)).collect();
             let _ = writeln!(s, "busiest      {}", top.join(", "));
+        }
+        if self.steady == Some(false) {
+            let _ =
+                writeln!(s, "warning      throughput differs between the window's halves: not in steady state (lengthen sim.warmup or sim.duration)");
         }
         if let Some(x) = self.workload.one_way_latency_ns {
             let _ = writeln!(s, "one-way      {x:.1} ns");
@@ -232,6 +243,15 @@ pub(crate) fn port_reports(topo: &Topology, graph: &PortGraph, counters: &[fabri
         }
     }
     v
+}
+
+/// Whether the window's two halves delivered alike (see [`RunReport::steady`]).
+fn steady(o: &Outcome, payload: f64) -> bool {
+    let first = o.window_bytes_first_half as f64;
+    let second = (o.window_bytes - o.window_bytes_first_half) as f64;
+    let packets = (first + second) / payload.max(1.0) / 2.0;
+    let tolerance = (3.0 / packets.max(1.0).sqrt()).max(0.10);
+    (first - second).abs() <= tolerance * first.max(second)
 }
 
 /// Where a port is, for people: its router's coordinates, or its router number.

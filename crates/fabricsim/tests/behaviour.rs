@@ -578,3 +578,22 @@ mod cores {
         assert!(r.sim_time_ns > free.sim_time_ns + 399.0, "{} vs {}", r.sim_time_ns, free.sim_time_ns);
     }
 }
+
+#[test]
+fn a_window_that_opens_before_the_traffic_settles_is_flagged() {
+    // With no warm-up and a window of a few packet latencies, deliveries ramp up across the
+    // window; with the default warm-up and a long window they do not.
+    let run = |sets: &[&str]| {
+        let mut s = Scenario::default();
+        s.apply_overrides(&sets.iter().map(|x| x.to_string()).collect::<Vec<_>>()).unwrap();
+        Plan::new(&s).unwrap().run().unwrap()
+    };
+    let short = run(&["sim.warmup=0ns", "sim.duration=1us", "workload.load=0.1"]);
+    assert_eq!(short.steady, Some(false));
+    assert!(short.summary().contains("not in steady state"));
+    let long = run(&["sim.duration=20us", "workload.load=0.1"]);
+    assert_eq!(long.steady, Some(true));
+    assert!(!long.summary().contains("warning"));
+    // Closed workloads have no window to judge.
+    assert_eq!(run(&["workload.type=pingpong", "workload.src=[0,0,0]", "workload.dst=[1,0,0]"]).steady, None);
+}

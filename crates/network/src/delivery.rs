@@ -34,6 +34,9 @@ impl<O: Observer> Core<O> {
         self.out.bytes_delivered += p.payload as u64;
         if now >= self.window_start && now < self.window_end {
             self.out.window_bytes += p.payload as u64;
+            if now < self.window_start + (self.window_end - self.window_start) / 2 {
+                self.out.window_bytes_first_half += p.payload as u64;
+            }
         }
         let m = self.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;

@@ -148,6 +148,9 @@ pub struct Outcome {
     pub packet_latency: LatencyHistogram,
     /// Payload bytes delivered inside the measurement window.
     pub window_bytes: u64,
+    /// The part of `window_bytes` delivered in the window's first half (a ramp between the two
+    /// halves means the run had not reached steady state).
+    pub window_bytes_first_half: u64,
     pub window: Time,
     /// Whether every measured message arrived (false: saturated, results biased).
     pub drained: bool,
@@ -528,6 +531,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 message_latency: LatencyHistogram::new(),
                 packet_latency: LatencyHistogram::new(),
                 window_bytes: 0,
+                window_bytes_first_half: 0,
                 window: Time::ZERO,
                 drained: true,
                 peak_packets: 0,
