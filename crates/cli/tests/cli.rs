@@ -291,6 +291,11 @@ fn show_prints_the_resolved_scenario_and_reports_carry_it() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     let p = &v["provenance"];
     assert_eq!((p["seed"].as_u64(), p["fabricsim_version"].as_str().is_some()), (Some(7), true));
+    // Built from a git checkout: the commit is recorded.
+    if std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.git").exists() {
+        let c = p["git_commit"].as_str().expect("a git commit");
+        assert!(c.len() >= 12 && c[..12].chars().all(|x| x.is_ascii_hexdigit()), "{c}");
+    }
     // The scenario in the report runs again to the same result.
     let dir = std::env::temp_dir().join(format!("fabricsim-again-{}.toml", std::process::id()));
     std::fs::write(&dir, p["scenario"].as_str().unwrap()).unwrap();

@@ -96,6 +96,9 @@ fn link_loads(ports: &[PortReport]) -> (Vec<DirectionLoad>, Vec<PortReport>) {
 #[derive(Debug, Clone, Serialize)]
 pub struct Provenance {
     pub fabricsim_version: &'static str,
+    /// The git commit built from (`-modified`: with uncommitted changes), when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_commit: Option<&'static str>,
     pub seed: u64,
     /// The resolved scenario as TOML.
     pub scenario: String,
@@ -145,6 +148,7 @@ impl RunReport {
             busiest_links,
             provenance: Provenance {
                 fabricsim_version: env!("CARGO_PKG_VERSION"),
+                git_commit: option_env!("FABRICSIM_GIT_COMMIT"),
                 seed: plan.scenario.sim.seed,
                 scenario: plan.scenario.to_toml_string(),
             },
