@@ -73,7 +73,11 @@ pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Resul
     let (n, slots, lanes) = (p.ranks(), p.slots(), p.lanes());
     let mut buf: Vec<Content> = (0..n).map(|r| (0..slots).map(|s| initial(r, s)).collect()).collect();
     let mut pc = vec![0u32; (n * lanes) as usize];
-    let mut inbox: HashMap<(u32, u32, u32), VecDeque<Content>> = HashMap::new();
+    let mut inbox: HashMap<(u32, u32, u32), VecDeque<(Content, u64)>> = HashMap::new();
+    // Bytes a message counts for a WaitBytes: only opaque data says how many.
+    let size = |s: Slots| if let Slots::Bytes(n) = s { n.max(crate::runner::MIN_MESSAGE_BYTES) } else { 0 };
+    // Bytes gathered so far by each list's WaitBytes.
+    let mut gathered = vec![0u64; (n * lanes) as usize];
     loop {
         let mut progress = false;
         for r in 0..n {
@@ -92,17 +96,17 @@ pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Resul
                                 return Err(err(i, format!("puts to rank {to} (ranks 0..{n}, not itself)")));
                             }
                             let data = read(&buf[r as usize], s)?;
-                            inbox.entry((to, r, tag)).or_default().push_back(data);
+                            inbox.entry((to, r, tag)).or_default().push_back((data, size(s)));
                         }
                         Op::Get { from, slots: s, tag } => {
                             if from >= n || from == r {
                                 return Err(err(i, format!("gets from rank {from} (ranks 0..{n}, not itself)")));
                             }
                             let data = read(&buf[from as usize], s)?;
-                            inbox.entry((r, from, tag)).or_default().push_back(data);
+                            inbox.entry((r, from, tag)).or_default().push_back((data, size(s)));
                         }
                         Op::Wait { from, tag, into, combine } => {
-                            let Some(data) = inbox.get_mut(&(r, from, tag)).and_then(|q| q.pop_front()) else { break };
+                            let Some((data, _)) = inbox.get_mut(&(r, from, tag)).and_then(|q| q.pop_front()) else { break };
                             if data.len() != into.count() as usize {
                                 return Err(err(i, format!("a message of {} slots from rank {from} waited into {} slots", data.len(), into.count())));
                             }
@@ -117,6 +121,18 @@ pub fn run(p: &dyn Program, initial: impl Fn(u32, u32) -> Option<Item>) -> Resul
                         }
                         // Data moves when it is posted here, so nothing is ever outstanding.
                         Op::Compute(_) | Op::Rate(_) | Op::Engine(_) | Op::WaitAll => {}
+                        Op::WaitBytes { from, tag, bytes } => {
+                            while gathered[at] < bytes {
+                                match inbox.get_mut(&(r, from, tag)).and_then(|q| q.pop_front()) {
+                                    Some((_, b)) => gathered[at] += b,
+                                    None => break,
+                                }
+                            }
+                            if gathered[at] < bytes {
+                                break;
+                            }
+                            gathered[at] = 0;
+                        }
                         // What in-network hardware computes is the network's to check.
                         Op::HwStart { .. } | Op::HwWait { .. } => {}
                     }

@@ -8,6 +8,7 @@
 //! 0 put 1 64KiB tag=3      # Put 64 KiB into rank 1, tagged 3 (tag defaults to 0)
 //! 1 wait 0 tag=3           # block until rank 0's message tagged 3 has arrived
 //! 0 waitall                # block until rank 0's puts and gets have all completed
+//! 3 waitbytes 0 96KiB      # block until 96 KiB from rank 0 (tag 0) have arrived
 //! 1 compute 2us            # local work (or `compute 1MiB 20GB/s`: bytes at a memory rate)
 //! 2 get 3 1KiB tag=1       # read 1 KiB of rank 3 (its NIC answers) ...
 //! 2 wait 3 tag=1           # ... and wait for the data
@@ -144,6 +145,10 @@ impl FileProgram {
                     let group = pos[1].parse().map_err(|_| at(format!("'{}' is not a group number", pos[1])))?;
                     Op::HwStart { kind, group, slots: Slots::Bytes(bytes(pos[2])?), tag }
                 }
+                "waitbytes" => {
+                    want(2)?;
+                    Op::WaitBytes { from: peer(pos[0])?, tag, bytes: bytes(pos[1])? }
+                }
                 "waitall" => {
                     want(0)?;
                     Op::WaitAll
@@ -152,7 +157,9 @@ impl FileProgram {
                     want(0)?;
                     Op::HwWait { tag }
                 }
-                other => return Err(at(format!("unknown operation '{other}' (put, get, wait, waitall, compute, rate, engine, hw, hwwait)"))),
+                other => {
+                    return Err(at(format!("unknown operation '{other}' (put, get, wait, waitbytes, waitall, compute, rate, engine, hw, hwwait)")))
+                }
             };
             let lanes = &mut ops[rank as usize];
             if lanes.len() <= lane as usize {

@@ -83,6 +83,10 @@ pub enum Op {
     /// Block until the message tagged `tag` from rank `from` has arrived, and store it in
     /// `into` with `combine`.
     Wait { from: u32, tag: u32, into: Slots, combine: Combine },
+    /// Block until messages from rank `from` tagged `tag` totalling at least `bytes` have
+    /// arrived (a byte count, as a stream or a trace gives it); they are consumed whole. Meant
+    /// for opaque data ([`Slots::Bytes`]); do not mix with Waits on the same rank and tag.
+    WaitBytes { from: u32, tag: u32, bytes: u64 },
     /// Block until every Put and Get this rank has posted (in any of its lists) has completed:
     /// the Put's data delivered, the Get's data back.
     WaitAll,

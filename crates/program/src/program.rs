@@ -74,6 +74,7 @@ impl Program for Stages {
                     Op::Wait { from, tag, into, combine } => Op::Wait { from, tag: tag + shift, into, combine },
                     Op::HwStart { kind, group, slots, tag } => Op::HwStart { kind, group, slots, tag: tag + shift },
                     Op::HwWait { tag } => Op::HwWait { tag: tag + shift },
+                    Op::WaitBytes { from, tag, bytes } => Op::WaitBytes { from, tag: tag + shift, bytes },
                     other => other,
                 };
             }
