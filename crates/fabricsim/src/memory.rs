@@ -32,9 +32,14 @@ fn counts(t: &TopologySpec, engines: u64) -> Option<(u64, u64)> {
     }
 }
 
-/// The estimate for `nodes` nodes and `ports` ports with `vcs` VCs.
-pub fn estimate(nodes: u64, ports: u64, vcs: u64) -> u64 {
-    BASE.saturating_add(ports.saturating_mul(PER_PORT + PER_PORT_VC * vcs)).saturating_add(nodes.saturating_mul(PER_NODE))
+/// Bytes of a message waiting at a NIC (its slab record).
+const PER_MESSAGE: u64 = 64;
+
+/// The estimate for `nodes` nodes and `ports` ports with `vcs` VCs, each node's NIC holding up
+/// to `queue` messages (an open-loop source's bound, `nic.queue_limit`).
+pub fn estimate(nodes: u64, ports: u64, vcs: u64, queue: u64) -> u64 {
+    let per_node = PER_NODE + PER_MESSAGE * queue;
+    BASE.saturating_add(ports.saturating_mul(PER_PORT + PER_PORT_VC * vcs)).saturating_add(nodes.saturating_mul(per_node))
 }
 
 /// Memory this process may use: `sim.max_memory` if set, else what the machine has available
@@ -54,15 +59,15 @@ pub fn limit(set: Option<Bytes>) -> (u64, &'static str) {
 
 /// Refuse a torus or mesh whose simulation would not fit in memory (fat-trees are checked once
 /// their switch counts are known, by [`check_counts`]).
-pub fn check(t: &TopologySpec, engines: u64, vcs: u64, set: Option<Bytes>) -> Result<(), Error> {
+pub fn check(t: &TopologySpec, engines: u64, vcs: u64, queue: u64, set: Option<Bytes>) -> Result<(), Error> {
     let Some((nodes, ports)) = counts(t, engines) else { return Ok(()) };
-    check_counts("topology.shape", nodes, ports, vcs, set)
+    check_counts("topology.shape", nodes, ports, vcs, queue, set)
 }
 
 /// Refuse `nodes` nodes and `ports` ports if their estimate exceeds the limit; `field` names
 /// the key to blame.
-pub fn check_counts(field: &str, nodes: u64, ports: u64, vcs: u64, set: Option<Bytes>) -> Result<(), Error> {
-    let need = estimate(nodes, ports, vcs);
+pub fn check_counts(field: &str, nodes: u64, ports: u64, vcs: u64, queue: u64, set: Option<Bytes>) -> Result<(), Error> {
+    let need = estimate(nodes, ports, vcs, queue);
     let (have, why) = limit(set);
     if need > have {
         return Err(ConfigError::new(
@@ -87,7 +92,7 @@ mod tests {
         // 158,976 nodes, 10 network + 6 terminal ports and 6 engines each, 2 VCs: 1.04 GB
         // measured for the idle network.
         let nodes = 158_976;
-        let per_node = estimate(nodes, nodes * 22, 2) as f64 / nodes as f64;
+        let per_node = estimate(nodes, nodes * 22, 2, 0) as f64 / nodes as f64;
         assert!((6000.0..7500.0).contains(&per_node), "{per_node} B per node");
     }
 }

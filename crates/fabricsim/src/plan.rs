@@ -39,7 +39,8 @@ impl Plan {
     pub fn new(s: &Scenario) -> Result<Plan, Error> {
         // Refuse what would not fit in memory before building anything large.
         let engines_hint = s.nic.injection_engines.unwrap_or(1) as u64;
-        crate::memory::check(&s.topology, engines_hint, s.router.vcs as u64, s.sim.max_memory)?;
+        let queue = s.nic.queue_limit as u64;
+        crate::memory::check(&s.topology, engines_hint, s.router.vcs as u64, queue, s.sim.max_memory)?;
         let topology = match &s.topology {
             TopologySpec::Torus(t) => Topology::Torus(Torus::new(t.shape.clone(), t.wrap.clone(), t.axes.clone())?),
             TopologySpec::Mesh(t) => {
@@ -55,7 +56,7 @@ impl Plan {
             TopologySpec::FatTree(f) => {
                 let ft = FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?;
                 let ports = ft.switches() as u64 * f.radix as u64 + 2 * ft.nodes() as u64 * ft.rails() as u64;
-                crate::memory::check_counts("topology.radix", ft.nodes() as u64, ports, s.router.vcs as u64, s.sim.max_memory)?;
+                crate::memory::check_counts("topology.radix", ft.nodes() as u64, ports, s.router.vcs as u64, queue, s.sim.max_memory)?;
                 Topology::FatTree(ft)
             }
         };

@@ -190,6 +190,9 @@ impl RunReport {
             let top: Vec<String> = self.busiest_links.iter().take(3).map(|p| format!("{} of {} {:.3}", p.label, where_(p), p.utilization)).collect();
             let _ = writeln!(s, "busiest      {}", top.join(", "));
         }
+        if let Some(n) = self.workload.refused.filter(|&n| n > 0) {
+            let _ = writeln!(s, "refused      {n} messages: the sources' NIC queues were full (saturated; nic.queue_limit)");
+        }
         if self.steady == Some(false) {
             let _ =
                 writeln!(s, "warning      throughput differs between the window's halves: not in steady state (lengthen sim.warmup or sim.duration)");

@@ -205,6 +205,11 @@ pub struct NicSpec {
     pub gpu_tx_overhead: Time,
     /// Per-packet GPU read cost, not overlapped with the next packet. Default 0.
     pub gpu_packet_overhead: Time,
+    /// Open-loop sources: messages a node's NIC may hold waiting to be sent. A source that
+    /// finds the queue full does not send (counted as refused: back-pressure, as a real NIC's
+    /// descriptor queue gives), which keeps a saturated run's memory bounded. 0: no limit.
+    /// Default 64.
+    pub queue_limit: u32,
 }
 
 impl Default for NicSpec {
@@ -229,6 +234,7 @@ impl Default for NicSpec {
             source: "host".into(),
             gpu_tx_overhead: Time::ZERO,
             gpu_packet_overhead: Time::ZERO,
+            queue_limit: 64,
         }
     }
 }

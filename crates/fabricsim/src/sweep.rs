@@ -133,7 +133,8 @@ fn one_run(scenario: &Scenario, load: f64, seed: u64) -> Result<Run, Error> {
     // 5% or three standard deviations of the packets counted in the window, the larger.
     let packets = r.accepted_throughput.bytes_per_ns_per_node * r.window_ns * r.nodes as f64 / plan.params.format.max_payload as f64;
     let tolerance = (3.0 / packets.max(1.0).sqrt()).max(0.05);
-    let saturated = !r.drained || acc < (1.0 - tolerance) * expected;
+    // A source refused by its full NIC queue is back-pressured: saturated too.
+    let saturated = !r.drained || acc < (1.0 - tolerance) * expected || r.workload.refused.unwrap_or(0) > 0;
     Ok(Run { r, expected, saturated })
 }
 

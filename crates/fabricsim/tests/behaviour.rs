@@ -597,3 +597,24 @@ fn a_window_that_opens_before_the_traffic_settles_is_flagged() {
     // Closed workloads have no window to judge.
     assert_eq!(run(&["workload.type=pingpong", "workload.src=[0,0,0]", "workload.dst=[1,0,0]"]).steady, None);
 }
+
+#[test]
+fn saturated_sources_are_back_pressured_by_a_bounded_nic_queue() {
+    // Far beyond saturation: with a queue of 8 messages per NIC the sources are refused and the
+    // backlog stays bounded; without a bound every message waits at the NIC. The network carries
+    // the same traffic either way.
+    let run = |limit: &str| {
+        let mut s = Scenario::default();
+        let sets = ["topology.shape=[6,6]", "workload.load=1.0", "sim.duration=5us", "workload.type=transpose"];
+        s.apply_overrides(&sets.iter().map(|x| x.to_string()).chain([format!("nic.queue_limit={limit}")]).collect::<Vec<_>>()).unwrap();
+        Plan::new(&s).unwrap().run().unwrap()
+    };
+    let bounded = run("8");
+    let open = run("0");
+    assert!(bounded.workload.refused.unwrap() > 0);
+    assert_eq!(open.workload.refused, Some(0));
+    assert!(open.workload.messages > bounded.workload.messages + bounded.workload.refused.unwrap() / 2);
+    let (a, b) = (bounded.accepted_throughput.fraction_of_injection, open.accepted_throughput.fraction_of_injection);
+    assert!((a - b).abs() < 0.1 * b, "{a} vs {b}");
+    assert!(bounded.summary().contains("refused"));
+}

@@ -94,6 +94,7 @@ impl<O: Observer> Core<O> {
     /// no difference: the instant's last event, nothing else waiting for the phase, one engine
     /// and one rank per node (the phase would then deal this message alone and inject it).
     pub(crate) fn enqueue_message(&mut self, src: u32, m: u32) {
+        self.queued[src as usize] += 1;
         if self.graph.engines == 1 && self.rank_node.is_empty() && !self.due && !self.queue.instant_pending() {
             // As from the phase: every credit return of the instant counts. Later sends of the
             // same handler find the engine as the phase would have left it.
@@ -216,6 +217,7 @@ impl<O: Observer> Core<O> {
         mm.packetized += payload as u64;
         let last = mm.packetized >= mm.bytes;
         if last {
+            self.queued[node as usize] -= 1;
             let next = mm.next;
             self.nic_head[qi] = next;
             if next == NIL {

@@ -232,6 +232,9 @@ pub struct Core<O = ()> {
     pub(crate) engine_wake: Vec<u64>,
     /// Per engine: until when a paced flow holds it (see `Message::pace`).
     pub(crate) paced_until: Vec<u64>,
+    /// Per node: messages at its NIC not yet cut into packets (what a source sees of its
+    /// backlog: `Nic::queued`).
+    pub(crate) queued: Vec<u32>,
     pub(crate) cands: Candidates,
     /// Outputs posted for arbitration at the end of the instant, each once (its bit in
     /// `arb_mark`), and nodes whose NICs inject then (`nic_mark`); see [`crate::phase`].
@@ -497,6 +500,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             nic_wake: vec![0; nodes],
             engine_wake: vec![0; nodes * graph.engines as usize],
             paced_until: vec![0; nodes * graph.engines as usize],
+            queued: vec![0; nodes],
             cands: Candidates::default(),
             arb_due: Vec::new(),
             select_due: Vec::new(),

@@ -144,6 +144,11 @@ pub trait Nic {
     fn post(&mut self, m: Message);
     /// Call [`Workload::wake`] for `rank` at `at` (not before now).
     fn wake_at(&mut self, rank: Rank, at: Time);
+    /// Messages waiting at the NIC of `rank`'s node, not yet cut into packets (0 if the NIC
+    /// does not say).
+    fn queued(&self, _rank: Rank) -> u32 {
+        0
+    }
     /// Start an in-network collective at `rank`, or say why this network cannot.
     fn collective_start(&mut self, _rank: Rank, c: HwCollective) -> Result<(), String> {
         Err(format!("this network has no in-network collective hardware (a {:?} was started)", c.kind))
@@ -194,6 +199,10 @@ impl<'a> Api<'a> {
     #[inline]
     pub fn wake_at(&mut self, rank: Rank, at: Time) {
         self.nic.wake_at(rank, at)
+    }
+    /// Messages waiting at the NIC of `rank`'s node (see [`Nic::queued`]).
+    pub fn queued(&self, rank: Rank) -> u32 {
+        self.nic.queued(rank)
     }
     /// Start an in-network collective at `rank` (see [`Nic::collective_start`]).
     pub fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {

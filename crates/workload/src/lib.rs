@@ -48,6 +48,10 @@ pub struct WorkloadReport {
     /// diagonal of a transpose).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub senders: Option<u32>,
+    /// Open-loop traffic: messages not sent because the node's NIC queue was full (the source
+    /// was back-pressured: the network is saturated).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<u64>,
 }
 
 /// Calls `$body` with `$w` bound to the workload inside `$self`, whatever its variant: the one

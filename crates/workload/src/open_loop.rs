@@ -25,6 +25,11 @@ pub struct OpenLoop {
     /// takes a division per axis per message), else empty.
     fixed: Vec<Option<Rank>>,
     created: u64,
+    /// Messages a node's NIC may hold waiting; a source that finds it full does not send (0: no
+    /// limit).
+    queue_limit: u32,
+    /// Messages not sent because the NIC's queue was full.
+    refused: u64,
 }
 
 impl OpenLoop {
@@ -49,7 +54,17 @@ impl OpenLoop {
             next: Vec::new(),
             fixed,
             created: 0,
+            queue_limit: 0,
+            refused: 0,
         }
+    }
+
+    /// Bound each node's NIC queue at `limit` messages (0: no bound): a source finding its
+    /// NIC's queue full does not send, as back-pressure from a real NIC would stop it, and the
+    /// message counts as refused. Keeps a saturated run's memory bounded.
+    pub fn with_queue_limit(mut self, limit: u32) -> Self {
+        self.queue_limit = limit;
+        self
     }
 
     fn gap(&mut self, node: Rank) -> Time {
@@ -70,7 +85,7 @@ impl OpenLoop {
 
     pub fn report(&self) -> WorkloadReport {
         let senders = if self.fixed.is_empty() { self.shape.nodes() } else { self.fixed.iter().filter(|d| d.is_some()).count() as u32 };
-        WorkloadReport { messages: self.created, senders: Some(senders), ..Default::default() }
+        WorkloadReport { messages: self.created, senders: Some(senders), refused: Some(self.refused), ..Default::default() }
     }
 }
 
@@ -93,8 +108,12 @@ impl Workload for OpenLoop {
         let (dst, g) = self.next[node.index()];
         self.next[node.index()] = self.draw(node);
         if let Some(dst) = dst {
-            api.send(node, dst, self.payload, 0);
-            self.created += 1;
+            if self.queue_limit > 0 && api.queued(node) >= self.queue_limit {
+                self.refused += 1;
+            } else {
+                api.send(node, dst, self.payload, 0);
+                self.created += 1;
+            }
         }
         api.wake_at(node, api.now() + g);
     }

@@ -92,7 +92,9 @@ fn open_loop(cx: &BuildContext, pattern: Pattern, load: f64) -> Result<AnyWorklo
     let wire = plan.params.format.max_wire() as u64;
     let payload = plan.params.format.max_payload as u64;
     let seeds = RngStreams::new(plan.scenario.sim.seed);
-    Ok(AnyWorkload::OpenLoop(OpenLoop::new(shape, pattern, load, payload, wire, plan.node_injection_bandwidth(), seeds)))
+    let w =
+        OpenLoop::new(shape, pattern, load, payload, wire, plan.node_injection_bandwidth(), seeds).with_queue_limit(plan.scenario.nic.queue_limit);
+    Ok(AnyWorkload::OpenLoop(w))
 }
 
 impl OpenLoopSpec {
