@@ -617,4 +617,8 @@ fn saturated_sources_are_back_pressured_by_a_bounded_nic_queue() {
     let (a, b) = (bounded.accepted_throughput.fraction_of_injection, open.accepted_throughput.fraction_of_injection);
     assert!((a - b).abs() < 0.1 * b, "{a} vs {b}");
     assert!(bounded.summary().contains("refused"));
+    // Known saturated, the bounded run stops at the end of its window instead of draining.
+    assert!(!bounded.drained);
+    assert!(bounded.sim_time_ns <= bounded.warmup_ns + bounded.window_ns + 100.0, "{}", bounded.sim_time_ns);
+    assert!(open.sim_time_ns > open.warmup_ns + open.window_ns + 100.0);
 }

@@ -812,8 +812,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 let c = &mut self.core;
                 if c.check_stop && !c.queue.instant_pending() {
                     c.check_stop = false;
-                    // Past the window: stop as soon as every measured message has arrived.
-                    if now >= c.window_end && c.measured_outstanding == 0 {
+                    // Past the window: stop as soon as every measured message has arrived, or at
+                    // once when the workload knows the network is saturated (draining would
+                    // only wait on its backlog).
+                    if now >= c.window_end && (c.measured_outstanding == 0 || self.workload.saturated()) {
                         break;
                     }
                     let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;

@@ -236,6 +236,11 @@ pub trait Workload {
     fn hears_completions(&self) -> bool {
         true
     }
+    /// Open-loop traffic that knows the network is saturated (its sources were back-pressured)
+    /// returns true: the run then ends at the end of its window instead of draining.
+    fn saturated(&self) -> bool {
+        false
+    }
     /// A closed workload (a benchmark with a fixed amount of work) returns true once it needs
     /// nothing more; open-loop traffic never finishes by itself.
     fn finished(&self) -> bool {

@@ -110,4 +110,7 @@ impl Workload for AnyWorkload {
     fn hears_completions(&self) -> bool {
         each_workload!(self, w => w.hears_completions())
     }
+    fn saturated(&self) -> bool {
+        each_workload!(self, w => w.saturated())
+    }
 }

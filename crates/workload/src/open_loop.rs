@@ -123,4 +123,8 @@ impl Workload for OpenLoop {
     fn hears_completions(&self) -> bool {
         false
     }
+
+    fn saturated(&self) -> bool {
+        self.refused > 0
+    }
 }
