@@ -484,7 +484,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 return Err(Error::Failed(format!("{} validation rows failed", rows.iter().filter(|r| r.status == "FAIL").count())));
             }
         }
-        Cmd::Default => print!("{}", Scenario::default().to_toml_string()),
+        Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {
             for (name, about, _) in fabricsim::presets::PRESETS {

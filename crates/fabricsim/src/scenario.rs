@@ -444,6 +444,18 @@ impl Scenario {
     }
 
     /// The scenario as TOML text.
+    /// The default scenario as TOML, followed by the keys that have no fixed default (their
+    /// default depends on other keys, or they are off unless set), commented out with an
+    /// example value each: every key a scenario may set outside `[workload]`.
+    pub fn default_toml_string() -> String {
+        let mut s = Scenario::default().to_toml_string();
+        s.push_str("\n# Keys with no fixed default (unset above); each with an example value:\n");
+        for (key, example, meaning) in OPTIONAL_KEYS {
+            s.push_str(&format!("# {key} = {example}    # {meaning}\n"));
+        }
+        s
+    }
+
     pub fn to_toml_string(&self) -> String {
         let mut v = toml::Value::try_from(self).expect("a scenario always serialises");
         crate::tagged::to_user_form(&mut v);
@@ -603,5 +615,45 @@ mod tests {
         assert_eq!(a.to_toml_string(), b.to_toml_string());
         let e = Scenario::from_toml_str("[machine]\npreset = \"cray\"\n").unwrap_err().to_string();
         assert!(e.starts_with("machine.preset") && e.contains("'cray'"), "{e}");
+    }
+}
+
+/// Keys outside `[workload]` with no fixed default: (key, an example value, what unset means).
+pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
+    ("name", "\"my study\"", "a name for reports; unset: none"),
+    ("machine.preset", "\"tofud\"", "start from a built-in machine; unset: none"),
+    ("topology.wrap", "[true, true, true]", "rings per axis; unset: every axis of a torus wraps, none of a mesh"),
+    ("topology.axes", "[\"X\", \"Y\", \"Z\"]", "axis names; unset: d0, d1, ..."),
+    ("routing.order", "[\"X\", \"Y\", \"Z\"]", "dimension order; unset: axis order"),
+    ("nic.injection_engines", "4", "engines per node; unset: 1 (fat-tree: one per rail)"),
+    ("nic.bandwidth", "\"5GB/s\"", "each engine's path to its router; unset: the link bandwidth"),
+    ("nic.host_bandwidth", "\"15GB/s\"", "host-to-NIC bandwidth per node; unset: no limit"),
+    ("nic.memory_bandwidth", "\"20GB/s\"", "memory bandwidth for data beyond the cache; unset: no limit"),
+    ("packet.max_payload", "\"1920B\"", "largest payload per packet; unset: packet size minus header"),
+    ("packaging.block", "[2, 2, 2]", "nodes per package along each axis (links leaving one are optical); unset: all links alike"),
+    ("packaging.optical_latency", "\"50ns\"", "latency of optical links; unset: the link latency"),
+    ("sim.warmup", "\"5us\"", "warm-up before the window; unset: a quarter of sim.duration"),
+    ("sim.drain", "\"80us\"", "longest drain after the window; unset: 4 x sim.duration"),
+    ("sim.tie_seed", "7", "seed of the shuffled event order; unset: sim.seed"),
+    ("sim.max_memory", "\"8GB\"", "most memory a run may need; unset: the memory available"),
+];
+
+#[cfg(test)]
+mod optional_keys_tests {
+    use super::*;
+
+    #[test]
+    fn every_optional_key_is_listed_and_its_example_applies() {
+        // Every `Option` field of the scenario's sections (this file holds them all; workload
+        // keys live with their workload types) appears in the list.
+        let fields = include_str!("scenario.rs").lines().filter(|l| l.trim_start().starts_with("pub ") && l.contains(": Option<")).count();
+        assert_eq!(fields, OPTIONAL_KEYS.len(), "a new optional key needs a line in OPTIONAL_KEYS");
+        for (key, example, _) in OPTIONAL_KEYS {
+            let mut s = Scenario::default();
+            s.apply_overrides(&[format!("{key}={example}")]).unwrap_or_else(|e| panic!("{key}: {e}"));
+            let leaf = key.rsplit('.').next().unwrap();
+            assert!(s.to_toml_string().contains(&format!("{leaf} =")), "{key} does not show once set");
+        }
+        assert!(Scenario::default_toml_string().contains("# sim.warmup = "));
     }
 }
