@@ -409,9 +409,6 @@ fn run(cli: Cli) -> Result<(), Error> {
         } => {
             let plan = Plan::new(&load(&scenario, &set)?)?;
             let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
-            if ranks_per_node == 0 {
-                return Err(fabricsim::ConfigError::new("--ranks-per-node", "0 is not a rank count").into());
-            }
             let map = match &rank_map {
                 Some(p) => Some(fabricsim::placement::read_rank_map(&plan, &read(p)?, ranks_per_node)?),
                 None => None,

@@ -73,7 +73,6 @@ pub fn run(
     ports: bool,
     progress: impl FnMut(Time),
 ) -> Result<CollectivePoint, Error> {
-    ranks.check(plan)?;
     let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
     let mut p = run_program(plan, ranks, program, size, ports, progress)?;
     p.op = c.name();

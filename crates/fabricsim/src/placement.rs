@@ -8,7 +8,7 @@ use fabricsim_program::Grid;
 use fabricsim_topology::Topology;
 
 /// The placement of a job's ranks.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Ranks {
     /// Ranks per node (default 1): with no map, ranks fill nodes in order (ranks `0..n` on
     /// node 0, and so on); with a map, the most any node may hold.
@@ -21,27 +21,33 @@ pub struct Ranks {
     pub grid: Option<Vec<u32>>,
 }
 
-impl Ranks {
-    fn per_node(&self) -> u32 {
-        self.per_node.max(1)
+impl Default for Ranks {
+    /// One rank per node, in node order.
+    fn default() -> Self {
+        Ranks { per_node: 1, map: None, grid: None }
     }
+}
 
+impl Ranks {
     /// Ranks in the job.
     pub fn count(&self, plan: &Plan) -> u32 {
         match &self.map {
             Some(m) => m.len() as u32,
-            None => plan.topology.nodes().saturating_mul(self.per_node()),
+            None => plan.topology.nodes().saturating_mul(self.per_node),
         }
     }
 
     /// Refuse more ranks than a job may have (`fabricsim_program::file::MAX_RANKS`).
     pub fn check(&self, plan: &Plan) -> Result<(), Error> {
+        if self.per_node == 0 {
+            return Err(ConfigError::new("--ranks-per-node", "0 is not a rank count").into());
+        }
         let max = fabricsim_program::file::MAX_RANKS;
-        match plan.topology.nodes().checked_mul(self.per_node()) {
+        match plan.topology.nodes().checked_mul(self.per_node) {
             Some(n) if n <= max || self.map.is_some() => Ok(()),
             _ => Err(ConfigError::new(
                 "--ranks-per-node",
-                format!("{} ranks on each of {} nodes is beyond the {max} ranks a job may have", self.per_node(), plan.topology.nodes()),
+                format!("{} ranks on each of {} nodes is beyond the {max} ranks a job may have", self.per_node, plan.topology.nodes()),
             )
             .into()),
         }
@@ -50,15 +56,17 @@ impl Ranks {
     /// The node of every rank, or `None` for one rank per node in node order (the network's
     /// identity map).
     pub fn nodes(&self, plan: &Plan) -> Option<Vec<NodeId>> {
-        match (&self.map, self.per_node()) {
+        match (&self.map, self.per_node) {
             (Some(m), _) => Some(m.clone()),
             (None, 1) => None,
             (None, k) => Some((0..plan.topology.nodes() * k).map(|r| NodeId(r / k)).collect()),
         }
     }
 
-    /// What the algorithms may know: the rank count, the grid, the link bandwidth.
+    /// What the algorithms may know: the rank count, the grid, the link bandwidth (after
+    /// [`Ranks::check`]).
     pub fn layout(&self, plan: &Plan) -> Result<Layout, Error> {
+        self.check(plan)?;
         let ranks = self.count(plan);
         let grid = match (&self.grid, &plan.topology) {
             (Some(dims), _) => {
@@ -74,7 +82,7 @@ impl Ranks {
                 }
                 Some(g)
             }
-            (None, Topology::Torus(t)) if self.map.is_none() && self.per_node() == 1 => Some(Grid::new(t.shape(), t.wrap())),
+            (None, Topology::Torus(t)) if self.map.is_none() && self.per_node == 1 => Some(Grid::new(t.shape(), t.wrap())),
             _ => None,
         };
         Ok(Layout { ranks, grid, link_bandwidth: Some(plan.params.link_bandwidth), engines: plan.params.engines })
@@ -85,6 +93,9 @@ impl Ranks {
 /// by spaces or commas on a torus or mesh, or a node id on a fat-tree; `#` starts a comment.
 /// A node may hold at most `per_node` ranks. Errors name the line.
 pub fn read_rank_map(plan: &Plan, text: &str, per_node: u32) -> Result<Vec<NodeId>, Error> {
+    if per_node == 0 {
+        return Err(ConfigError::new("--ranks-per-node", "0 is not a rank count").into());
+    }
     let mut map = Vec::new();
     let mut held = vec![0u32; plan.topology.nodes() as usize];
     for (no, raw) in text.lines().enumerate() {
@@ -100,8 +111,8 @@ pub fn read_rank_map(plan: &Plan, text: &str, per_node: u32) -> Result<Vec<NodeI
             .collect::<Result<Vec<u32>, _>>()?;
         let node = plan.node_at(&field, &Some(coords))?;
         held[node.index()] += 1;
-        if held[node.index()] > per_node.max(1) {
-            return Err(ConfigError::new(field, format!("node {line} already holds {} rank(s), the most per node", per_node.max(1))).into());
+        if held[node.index()] > per_node {
+            return Err(ConfigError::new(field, format!("node {line} already holds {per_node} rank(s), the most per node")).into());
         }
         map.push(node);
     }

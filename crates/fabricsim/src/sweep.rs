@@ -105,13 +105,11 @@ fn ci95(xs: &[f64]) -> f64 {
 }
 
 /// Run `items` through `f` on `jobs` threads (0: every core), results in the items' order.
-pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> R2<R> {
+pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>, Error> {
     use rayon::prelude::*;
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
     Ok(pool.install(|| items.par_iter().map(&f).collect()))
 }
-
-type R2<R> = Result<Vec<R>, Error>;
 
 /// One run of a sweep point: the report, and what the point judges it by.
 struct Run {

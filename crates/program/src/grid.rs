@@ -28,9 +28,6 @@ impl Grid {
     pub fn dims(&self) -> &[u32] {
         &self.dims
     }
-    pub fn wraps(&self) -> &[bool] {
-        &self.wrap
-    }
     pub fn ranks(&self) -> u32 {
         self.dims.iter().product()
     }
@@ -50,16 +47,5 @@ impl Grid {
         let c = self.coord(rank, a) as i64;
         let n = (c + delta).rem_euclid(k) as u32;
         rank - self.coord(rank, a) * self.strides[a] + n * self.strides[a]
-    }
-
-    /// Signed offset from `a` to `b` along axis `ax` in `(-k/2, k/2]` (the short way round).
-    pub fn offset(&self, a: u32, b: u32, ax: usize) -> i64 {
-        let k = self.dims[ax] as i64;
-        let d = (self.coord(b, ax) as i64 - self.coord(a, ax) as i64).rem_euclid(k);
-        if d > k / 2 {
-            d - k
-        } else {
-            d
-        }
     }
 }
