@@ -290,7 +290,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
         Cmd::Info { scenario, set, json } => {
             let s = load(&scenario, &set)?;
-            let info = Plan::new(&s)?.info();
+            let info = fabricsim::info(&s)?;
             let a = &info.analysis;
             if json {
                 println!("{}", serde_json::to_string_pretty(&info).expect("analysis serialises"));
@@ -305,10 +305,15 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("bisection bandwidth        {:.3} GB/s", a.bisection_bandwidth / 1e9);
                 println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
                 println!("packet efficiency          {:.4}", info.packet_efficiency);
+                println!("memory to simulate         {:.3} GB (estimate)", info.memory_estimate_bytes as f64 / 1e9);
                 if let Some(k) = info.link_kinds {
                     println!("links electrical           {}", k.links_electrical);
                     println!("links optical              {}", k.links_optical);
                     println!("optical link fraction      {:.4}", k.optical_link_fraction);
+                }
+                if let Some(why) = &info.not_built {
+                    println!("not built: {why}");
+                    println!("(the figures above come from the shape alone; the rest of the scenario was not checked)");
                 }
             }
         }

@@ -25,6 +25,7 @@
 //! with `stats` beside them.
 
 pub mod collective;
+pub mod info;
 pub mod memory;
 pub mod placement;
 pub mod plan;
@@ -38,6 +39,7 @@ pub mod validate;
 pub mod virtual_torus;
 pub mod workloads;
 
+pub use info::{info, InfoReport};
 pub use plan::Plan;
 pub use report::RunReport;
 pub use scenario::Scenario;

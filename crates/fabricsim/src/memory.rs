@@ -7,9 +7,10 @@
 //! per-rank state. Checked against the measured 158,976-node TofuD run (6.6 KB per node with 16
 //! router ports, 6 engines and 2 VCs: the formula gives 6.6 KB).
 
-use crate::scenario::TopologySpec;
+use crate::scenario::{Scenario, TopologySpec};
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError};
+use fabricsim_topology::FatTree;
 
 /// Bytes per port, plus this per VC.
 const PER_PORT: u64 = 190;
@@ -19,17 +20,50 @@ const PER_NODE: u64 = 1024;
 /// Fixed part (tables, event queue, the process itself).
 const BASE: u64 = 64 << 20;
 
-/// Nodes and ports (router ports and NIC engines) of a topology, counted without building it
-/// (`None` for the port count of a fat-tree, whose counts its own builder checks).
-fn counts(t: &TopologySpec, engines: u64) -> Option<(u64, u64)> {
-    match t {
-        TopologySpec::Torus(s) | TopologySpec::Mesh(s) => {
-            let nodes = s.shape.iter().try_fold(1u64, |a, &k| a.checked_mul(k as u64))?;
-            let per_router: u64 = s.shape.iter().map(|&k| if k > 1 { 2 } else { 0 }).sum::<u64>() + 2 * engines;
-            Some((nodes, nodes.checked_mul(per_router)?))
+/// What a scenario's network would take, counted without building it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Footprint {
+    pub nodes: u64,
+    /// Router ports and NIC engines.
+    pub ports: u64,
+    /// Estimated bytes to simulate it.
+    pub bytes: u64,
+    /// The key that sets the size (named when the estimate is refused).
+    pub field: &'static str,
+}
+
+/// Count the nodes and ports of the scenario's network and estimate its memory, without
+/// building it (a fat-tree's shape is checked on the way, which is cheap).
+pub fn footprint(s: &Scenario) -> Result<Footprint, Error> {
+    let (vcs, queue) = (s.router.vcs as u64, s.nic.queue_limit as u64);
+    let (nodes, ports, field) = match &s.topology {
+        TopologySpec::Torus(t) | TopologySpec::Mesh(t) => {
+            let engines = s.nic.injection_engines.unwrap_or(1) as u64;
+            let nodes = t.shape.iter().fold(1u64, |a, &k| a.saturating_mul(k as u64));
+            let wraps = s.topology.axis_wraps()?;
+            let net: u64 = t
+                .shape
+                .iter()
+                .zip(wraps)
+                .map(|(&k, w)| {
+                    if k == 1 {
+                        0
+                    } else if k == 2 && !w {
+                        1
+                    } else {
+                        2
+                    }
+                })
+                .sum();
+            (nodes, nodes.saturating_mul(net + 2 * engines), "topology.shape")
         }
-        TopologySpec::FatTree(_) => None,
-    }
+        TopologySpec::FatTree(f) => {
+            let ft = FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?;
+            let ports = ft.switches() as u64 * f.radix as u64 + 2 * ft.nodes() as u64 * ft.rails() as u64;
+            (ft.nodes() as u64, ports, "topology.radix")
+        }
+    };
+    Ok(Footprint { nodes, ports, bytes: estimate(nodes, ports, vcs, queue), field })
 }
 
 /// Bytes of a message waiting at a NIC (its slab record).
@@ -57,30 +91,25 @@ pub fn limit(set: Option<Bytes>) -> (u64, &'static str) {
     }
 }
 
-/// Refuse a torus or mesh whose simulation would not fit in memory (fat-trees are checked once
-/// their switch counts are known, by [`check_counts`]).
-pub fn check(t: &TopologySpec, engines: u64, vcs: u64, queue: u64, set: Option<Bytes>) -> Result<(), Error> {
-    let Some((nodes, ports)) = counts(t, engines) else { return Ok(()) };
-    check_counts("topology.shape", nodes, ports, vcs, queue, set)
-}
-
-/// Refuse `nodes` nodes and `ports` ports if their estimate exceeds the limit; `field` names
-/// the key to blame.
-pub fn check_counts(field: &str, nodes: u64, ports: u64, vcs: u64, queue: u64, set: Option<Bytes>) -> Result<(), Error> {
-    let need = estimate(nodes, ports, vcs, queue);
-    let (have, why) = limit(set);
-    if need > have {
+/// Refuse a scenario whose simulation would not fit in memory (the limit is `sim.max_memory`,
+/// else what the machine has), naming the key that sets its size.
+pub fn check(s: &Scenario) -> Result<Footprint, Error> {
+    let f = footprint(s)?;
+    let (have, why) = limit(s.sim.max_memory);
+    if f.bytes > have {
         return Err(ConfigError::new(
-            field,
+            f.field,
             format!(
-                "{nodes} nodes and {ports} ports need about {:.1} GB to simulate, more than {:.1} GB ({why})",
-                need as f64 / 1e9,
+                "{} nodes and {} ports need about {:.1} GB to simulate, more than {:.1} GB ({why})",
+                f.nodes,
+                f.ports,
+                f.bytes as f64 / 1e9,
                 have as f64 / 1e9
             ),
         )
         .into());
     }
-    Ok(())
+    Ok(f)
 }
 
 #[cfg(test)]

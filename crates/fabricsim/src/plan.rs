@@ -12,16 +12,6 @@ use fabricsim_stats::Observer;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
 use fabricsim_workload::AnyWorkload;
 
-/// What `fabricsim info` reports.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct InfoReport {
-    #[serde(flatten)]
-    pub analysis: Analysis,
-    /// Payload fraction of a full packet of the scenario's packet format.
-    pub packet_efficiency: f64,
-    #[serde(flatten)]
-    pub link_kinds: Option<packaging::LinkKinds>,
-}
 /// A validated scenario, ready to run any number of times.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -38,9 +28,7 @@ impl Plan {
     /// Check everything that can be checked before running.
     pub fn new(s: &Scenario) -> Result<Plan, Error> {
         // Refuse what would not fit in memory before building anything large.
-        let engines_hint = s.nic.injection_engines.unwrap_or(1) as u64;
-        let queue = s.nic.queue_limit as u64;
-        crate::memory::check(&s.topology, engines_hint, s.router.vcs as u64, queue, s.sim.max_memory)?;
+        crate::memory::check(s)?;
         let topology = match &s.topology {
             TopologySpec::Torus(t) => Topology::Torus(Torus::new(t.shape.clone(), t.wrap.clone(), t.axes.clone())?),
             TopologySpec::Mesh(t) => {
@@ -53,12 +41,7 @@ impl Plan {
                 }
                 Topology::Torus(Torus::new(t.shape.clone(), Some(vec![false; t.shape.len()]), t.axes.clone())?)
             }
-            TopologySpec::FatTree(f) => {
-                let ft = FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?;
-                let ports = ft.switches() as u64 * f.radix as u64 + 2 * ft.nodes() as u64 * ft.rails() as u64;
-                crate::memory::check_counts("topology.radix", ft.nodes() as u64, ports, s.router.vcs as u64, queue, s.sim.max_memory)?;
-                Topology::FatTree(ft)
-            }
+            TopologySpec::FatTree(f) => Topology::FatTree(FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?),
         };
         let engines = match (&topology, s.nic.injection_engines) {
             (Topology::FatTree(f), Some(e)) if e != f.rails() => {
@@ -88,10 +71,6 @@ impl Plan {
             }
         }
         let direct = matches!(topology, Topology::Torus(_));
-        let packet = s.workload.keys().packet_size().get();
-        if packet == 0 || packet > u32::MAX as u64 / 2 {
-            return Err(ConfigError::new("workload.packet_size", format!("{packet}B is not a usable packet size")).into());
-        }
         let n = &s.nic;
         for (field, v, ok) in [("nic.cmg", &n.cmg, ["near", "far"]), ("nic.source", &n.source, ["host", "gpu"])] {
             if !ok.contains(&v.as_str()) {
@@ -108,30 +87,7 @@ impl Plan {
         let rx_overhead = n.rx_overhead
             + if n.cache_injection { Time::ZERO } else { n.memory_write }
             + if far { Time(n.far_cmg_penalty.ps() - half_far.ps()) } else { Time::ZERO };
-        let pk = &s.packet;
-        let small = |b: fabricsim_core::Bytes, f: &str| -> Result<u32, Error> {
-            u32::try_from(b.get()).ok().filter(|v| *v < (1 << 24)).ok_or_else(|| ConfigError::new(f, format!("{b} is too large")).into())
-        };
-        let header = small(pk.header, "packet.header")?;
-        let max_payload = match pk.max_payload {
-            Some(p) => small(p, "packet.max_payload")?,
-            None => {
-                let p = packet as u32;
-                if p <= header {
-                    return Err(ConfigError::new("workload.packet_size", format!("{p}B leaves no room for payload after a {header}B header")).into());
-                }
-                p - header
-            }
-        };
-        let format = PacketFormat {
-            max_payload,
-            payload_align: small(pk.payload_align, "packet.payload_align")?,
-            header,
-            trailer: small(pk.trailer, "packet.trailer")?,
-            lanes: pk.lanes,
-            lane_framing: small(pk.lane_framing, "packet.lane_framing")?,
-            link_overhead: small(pk.link_overhead, "packet.link_overhead")?,
-        };
+        let format = packet_format(s)?;
         let (link_bandwidth, link_latency) = (s.topology.link_bandwidth(), s.topology.link_latency());
         let params = NetworkParams {
             link_bandwidth,
@@ -207,15 +163,6 @@ impl Plan {
         g
     }
 
-    /// Analysis plus electrical/optical link counts when packaging is given.
-    pub fn info(&self) -> InfoReport {
-        let link_kinds = self.scenario.packaging.block.as_ref().map(|_| {
-            let g = self.build_graph();
-            packaging::count(&g, &g.optical)
-        });
-        InfoReport { analysis: self.analysis(), packet_efficiency: self.params.format.efficiency(), link_kinds }
-    }
-
     /// Injection bandwidth of one node, bytes per second.
     pub fn node_injection_bandwidth(&self) -> f64 {
         self.params.engines as f64 * self.params.terminal_bandwidth.bytes_per_sec() as f64
@@ -288,4 +235,36 @@ impl Plan {
 /// The rank on `node` under the identity rank map scenarios use.
 pub(crate) fn rank_on(node: NodeId) -> Rank {
     Rank(node.0)
+}
+
+/// The scenario's packet format (its `[packet]` table and the workload's packet size).
+pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
+    let packet = s.workload.keys().packet_size().get();
+    if packet == 0 || packet > u32::MAX as u64 / 2 {
+        return Err(ConfigError::new("workload.packet_size", format!("{packet}B is not a usable packet size")).into());
+    }
+    let pk = &s.packet;
+    let small = |b: fabricsim_core::Bytes, f: &str| -> Result<u32, Error> {
+        u32::try_from(b.get()).ok().filter(|v| *v < (1 << 24)).ok_or_else(|| ConfigError::new(f, format!("{b} is too large")).into())
+    };
+    let header = small(pk.header, "packet.header")?;
+    let max_payload = match pk.max_payload {
+        Some(p) => small(p, "packet.max_payload")?,
+        None => {
+            let p = packet as u32;
+            if p <= header {
+                return Err(ConfigError::new("workload.packet_size", format!("{p}B leaves no room for payload after a {header}B header")).into());
+            }
+            p - header
+        }
+    };
+    Ok(PacketFormat {
+        max_payload,
+        payload_align: small(pk.payload_align, "packet.payload_align")?,
+        header,
+        trailer: small(pk.trailer, "packet.trailer")?,
+        lanes: pk.lanes,
+        lane_framing: small(pk.lane_framing, "packet.lane_framing")?,
+        link_overhead: small(pk.link_overhead, "packet.link_overhead")?,
+    })
 }

@@ -72,6 +72,21 @@ impl TopologySpec {
             TopologySpec::FatTree(f) => f.link_bandwidth,
         }
     }
+    /// Whether each axis of a torus or mesh wraps around (empty for a fat-tree); a `wrap` list
+    /// of the wrong length is an error naming it.
+    pub fn axis_wraps(&self) -> Result<Vec<bool>, ConfigError> {
+        match self {
+            TopologySpec::Torus(t) => match &t.wrap {
+                Some(w) if w.len() != t.shape.len() => {
+                    Err(ConfigError::new("topology.wrap", format!("has {} entries but topology.shape has {} axes", w.len(), t.shape.len())))
+                }
+                Some(w) => Ok(w.clone()),
+                None => Ok(vec![true; t.shape.len()]),
+            },
+            TopologySpec::Mesh(t) => Ok(vec![false; t.shape.len()]),
+            TopologySpec::FatTree(_) => Ok(Vec::new()),
+        }
+    }
     /// One link's latency.
     pub fn link_latency(&self) -> Time {
         match self {

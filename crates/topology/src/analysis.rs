@@ -62,15 +62,26 @@ fn axis_mean_distance(k: u32, wrap: bool) -> f64 {
 }
 
 fn torus(t: &Torus, engines: u32, bw: f64) -> Analysis {
-    let n = t.nodes() as u64;
+    torus_shape(t.shape(), t.wrap(), engines, bw)
+}
+
+/// The analysis of a torus or mesh from its axis lengths and wrap flags alone, without building
+/// it (so shapes too large to simulate can still be described).
+pub fn torus_shape(shape: &[u32], wrap: &[bool], engines: u32, bw: f64) -> Analysis {
+    let n: u64 = shape.iter().map(|&k| k as u64).product();
     let mut links = 0;
     let mut diameter = 0;
     let mut mean_all_pairs = 0.0;
-    for a in 0..t.dims() {
-        let (k, w) = (t.shape()[a], t.wrap()[a]);
+    let mut ports = 0;
+    for (&k, &w) in shape.iter().zip(wrap) {
         links += n / k as u64 * axis_links(k, w);
         diameter += if w && k >= 2 { k / 2 } else { k - 1 };
         mean_all_pairs += axis_mean_distance(k, w);
+        ports += match (k, w) {
+            (1, _) => 0,
+            (2, false) => 1,
+            _ => 2,
+        };
     }
     // Exclude self-pairs: the all-pairs sum is over n^2 pairs, n of which have distance 0.
     let average_hops = mean_all_pairs * n as f64 / (n as f64 - 1.0);
@@ -79,10 +90,10 @@ fn torus(t: &Torus, engines: u32, bw: f64) -> Analysis {
         routers: n,
         links,
         terminal_links: 0,
-        ports_per_node: t.net_ports(),
+        ports_per_node: ports,
         diameter,
         average_hops,
-        bisection_bandwidth: torus_bisection_links(t) as f64 * 2.0 * bw,
+        bisection_bandwidth: torus_bisection_links(shape, wrap) as f64 * 2.0 * bw,
         total_injection_bandwidth: n as f64 * engines as f64 * bw,
     }
 }
@@ -90,15 +101,15 @@ fn torus(t: &Torus, engines: u32, bw: f64) -> Analysis {
 /// Links crossing the narrowest cut perpendicular to one axis that splits the nodes in halves.
 /// Axes of odd length cannot be halved on their own; they are only used when no axis has even
 /// length (then the cut splits as evenly as possible).
-fn torus_bisection_links(t: &Torus) -> u64 {
-    let n = t.nodes() as u64;
+fn torus_bisection_links(shape: &[u32], wrap: &[bool]) -> u64 {
+    let n: u64 = shape.iter().map(|&k| k as u64).product();
     let crossing = |a: usize| {
-        let (k, w) = (t.shape()[a], t.wrap()[a]);
+        let (k, w) = (shape[a], wrap[a]);
         let per_ring = if w && k >= 2 { 2 } else { 1 };
         n / k as u64 * per_ring
     };
-    let even: Vec<usize> = (0..t.dims()).filter(|&a| t.shape()[a].is_multiple_of(2)).collect();
-    let candidates: Vec<usize> = if even.is_empty() { (0..t.dims()).filter(|&a| t.shape()[a] > 1).collect() } else { even };
+    let even: Vec<usize> = (0..shape.len()).filter(|&a| shape[a].is_multiple_of(2)).collect();
+    let candidates: Vec<usize> = if even.is_empty() { (0..shape.len()).filter(|&a| shape[a] > 1).collect() } else { even };
     candidates.into_iter().map(crossing).min().unwrap_or(0)
 }
 
@@ -164,6 +175,14 @@ mod tests {
             let f = Topology::FatTree(FatTree::new(r, l, 1, full).unwrap());
             let a = analyze(&f, 1, Bandwidth(1));
             assert!((a.average_hops - brute_average(&f)).abs() < 1e-9, "radix {r} levels {l}");
+        }
+    }
+
+    #[test]
+    fn the_shape_alone_counts_the_ports_the_built_torus_has() {
+        for (s, w) in [(vec![4, 3, 2], vec![true, false, false]), (vec![2, 2, 5], vec![true, false, true]), (vec![1, 6], vec![true, true])] {
+            let t = Torus::new(s.clone(), Some(w.clone()), None).unwrap();
+            assert_eq!(torus_shape(&s, &w, 2, 1e9).ports_per_node, t.net_ports(), "{s:?}");
         }
     }
 

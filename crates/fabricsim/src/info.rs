@@ -1,0 +1,73 @@
+//! What `fabricsim info` reports: the closed-form analysis of the network, its packet
+//! efficiency and the memory a simulation of it would take. Shapes too large to simulate here
+//! are still described, from their shape alone.
+
+use crate::plan::{packet_format, Plan};
+use crate::scenario::{Scenario, TopologySpec};
+use crate::Error;
+use fabricsim_core::ConfigError;
+use fabricsim_topology::{analysis, packaging, Analysis, FatTree};
+
+/// What `fabricsim info` reports.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct InfoReport {
+    #[serde(flatten)]
+    pub analysis: Analysis,
+    /// Payload fraction of a full packet of the scenario's packet format.
+    pub packet_efficiency: f64,
+    #[serde(flatten)]
+    pub link_kinds: Option<packaging::LinkKinds>,
+    /// Estimated memory to simulate the scenario, bytes.
+    pub memory_estimate_bytes: u64,
+    /// Why the scenario was not built (too large for the memory limit): the figures above are
+    /// then computed from the shape alone and the rest of the scenario is not checked.
+    pub not_built: Option<String>,
+}
+
+/// Describe the scenario: build and check it when it fits in memory, else analyse its shape.
+pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
+    match crate::memory::check(s) {
+        Ok(_) => Ok(Plan::new(s)?.info()),
+        Err(refusal) => {
+            let bw = s.topology.link_bandwidth().bytes_per_sec() as f64;
+            let analysis = match &s.topology {
+                TopologySpec::Torus(t) | TopologySpec::Mesh(t) => {
+                    // Checked here as the builder would: the shape is all there is to go on.
+                    let nodes = t.shape.iter().try_fold(1u64, |a, &k| a.checked_mul(k as u64).filter(|_| k > 0));
+                    if t.shape.is_empty() || !nodes.is_some_and(|n| (2..1 << 53).contains(&n)) {
+                        return Err(ConfigError::new("topology.shape", format!("{:?} is not a shape that can be described", t.shape)).into());
+                    }
+                    analysis::torus_shape(&t.shape, &s.topology.axis_wraps()?, s.nic.injection_engines.unwrap_or(1), bw)
+                }
+                TopologySpec::FatTree(f) => {
+                    let ft = FatTree::new(f.radix, f.levels, f.rails, f.full_radix_top)?;
+                    analysis::analyze(&fabricsim_topology::Topology::FatTree(ft), f.rails, s.topology.link_bandwidth())
+                }
+            };
+            Ok(InfoReport {
+                analysis,
+                packet_efficiency: packet_format(s)?.efficiency(),
+                link_kinds: None,
+                memory_estimate_bytes: crate::memory::footprint(s)?.bytes,
+                not_built: Some(refusal.to_string()),
+            })
+        }
+    }
+}
+
+impl Plan {
+    /// The report for a built plan (electrical/optical link counts when packaging is given).
+    pub fn info(&self) -> InfoReport {
+        let link_kinds = self.scenario.packaging.block.as_ref().map(|_| {
+            let g = self.build_graph();
+            packaging::count(&g, &g.optical)
+        });
+        InfoReport {
+            analysis: self.analysis(),
+            packet_efficiency: self.params.format.efficiency(),
+            link_kinds,
+            memory_estimate_bytes: crate::memory::footprint(&self.scenario).map(|f| f.bytes).unwrap_or(0),
+            not_built: None,
+        }
+    }
+}
