@@ -167,7 +167,6 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         let e_count = self.graph.engines;
         let tp = self.total_ports();
-        let vc = self.routing.injection_vc() as u32;
         let qi = (node * e_count + e) as usize;
         let m = self.nic_head[qi];
         if m == NIL {
@@ -190,13 +189,18 @@ impl<O: Observer> Core<O> {
             }
             return;
         }
-        // The router input VC the engine feeds (and holds its credits).
-        let q = InputVcId(self.graph.attach[qi].0 * self.vcs + vc);
-        if self.credit(ps, vc as u8) < wire {
-            // A credit return will call again.
-            self.wait_for_credit(ps, q);
+        // The router input VC the packet enters, chosen like any hop (see `injection_vc`).
+        let seq = self.next_seq[node as usize];
+        let Some(vc) = self.injection_vc(ps, wire, (node as u64) << 32 | seq as u64) else {
+            // No VC has room: a credit return to any of them will call again.
+            let first = self.graph.attach[qi].0 * self.vcs;
+            for vc in self.routing.injection_vcs() {
+                self.wait_for_credit(ps, InputVcId(first + vc as u32));
+            }
             return;
-        }
+        };
+        let vc = vc as u32;
+        let q = InputVcId(self.graph.attach[qi].0 * self.vcs + vc);
         // Shared node resources: the host link, and main memory for uncached data.
         let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
         let mut blocked_until = 0;
@@ -253,14 +257,13 @@ impl<O: Observer> Core<O> {
             self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::Sent(note));
         }
         let lat = self.timing.latency(channel::ENGINE);
-        let seq = self.next_seq[node as usize];
         self.next_seq[node as usize] = seq.wrapping_add(1);
         // Lookahead routing (see `grant`): the first router's output, when the routing gives a
         // single hop and no hint forces one.
         let (mut out, mut out_vc) = (NIL, 0);
         if self.lookahead && msg.hint == NO_HINT {
             let port = self.graph.attach[qi].0;
-            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, dst) {
+            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, node, dst) {
                 (out, out_vc) = hop;
             }
         }

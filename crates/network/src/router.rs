@@ -109,13 +109,13 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn route_here(&mut self, pkt: PacketId) -> Option<(u32, u8)> {
         let p = self.packets.get(pkt);
-        let (q, dst, hint, zone) = (p.q, p.dst, p.hint, p.zone);
+        let (q, src, dst, hint, zone) = (p.q, p.src, p.dst, p.hint, p.zone);
         let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 {
             return None;
         }
         let (router, base) = self.router_of(in_port);
-        let h = self.routing.route_single(RouterId(router), in_port - base, in_vc as u8, NodeId(dst))?;
+        let h = self.routing.route_single(RouterId(router), in_port - base, in_vc as u8, NodeId(src), NodeId(dst))?;
         let out = base + h.port;
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc) = (out, h.vc);
@@ -127,7 +127,7 @@ impl<O: Observer> Core<O> {
     /// ascending order of input VC, so each choice sees the requests of the choices before it.
     pub(crate) fn select(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
-        let hdr = Header { dst: NodeId(p.dst), hint: p.hint, zone: p.zone, escaped: p.escaped };
+        let hdr = Header { src: NodeId(p.src), dst: NodeId(p.dst), hint: p.hint, zone: p.zone, escaped: p.escaped };
         let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
         let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
@@ -138,6 +138,21 @@ impl<O: Observer> Core<O> {
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
         self.post_request(pkt, out, h.vc, false);
+    }
+
+    /// The VC a packet of `wire` bytes and id `id` enters its first router on, from NIC
+    /// engine `engine` (a pseudo-port): chosen among the routing's injection VCs by the
+    /// selection policy, as any hop is (most free credit by default), so extra VCs give a
+    /// router's injection port several queues; `None` when none has room for it.
+    pub(crate) fn injection_vc(&mut self, engine: u32, wire: u32, id: u64) -> Option<u8> {
+        let vcs = self.routing.injection_vcs();
+        if vcs.len() == 1 {
+            return (self.credit(engine, vcs.start) >= wire).then_some(vcs.start);
+        }
+        self.cands.clear();
+        self.cands.push_vcs(0, vcs);
+        let h = self.choose(0, engine, wire, id);
+        (self.credit(engine, h.vc) >= wire).then_some(h.vc)
     }
 
     /// Selection among the candidate hops in `self.cands` at `router` (first global port
@@ -333,7 +348,7 @@ impl<O: Observer> Core<O> {
             // and is computed while the packet's record is at hand.
             p.out = NIL;
             if *lookahead && p.zone == 0 {
-                if let Some((out, vc)) = hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.dst) {
+                if let Some((out, vc)) = hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.src, p.dst) {
                     (p.out, p.out_vc) = (out, vc);
                 }
             }

@@ -379,9 +379,17 @@ pub(crate) fn router_of(router_div: Option<FastDiv>, graph: &PortGraph, port: u3
 /// take there, as a global output port and VC, when the routing gives a single one (`None`:
 /// route it when it requests). Such a route depends on nothing that can change meanwhile.
 #[inline(always)]
-pub(crate) fn hop_ahead(router_div: Option<FastDiv>, graph: &PortGraph, routing: &Routing, port: u32, vc: u8, dst: u32) -> Option<(u32, u8)> {
+pub(crate) fn hop_ahead(
+    router_div: Option<FastDiv>,
+    graph: &PortGraph,
+    routing: &Routing,
+    port: u32,
+    vc: u8,
+    src: u32,
+    dst: u32,
+) -> Option<(u32, u8)> {
     let (router, base) = router_of(router_div, graph, port);
-    routing.route_single(RouterId(router), port - base, vc, NodeId(dst)).map(|h| (base + h.port, h.vc))
+    routing.route_single(RouterId(router), port - base, vc, NodeId(src), NodeId(dst)).map(|h| (base + h.port, h.vc))
 }
 
 /// Reserve memory time for `bytes` of uncached data at `node` (`write`: a receive, else a

@@ -38,14 +38,14 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
         // Explore all candidate branches from the injection channel: (input port, VC, the
         // channel the dependency runs from, whether the packet is on the escape network).
         let start = graph.attach_of(src, 0);
-        let mut stack = vec![(start, routing.injection_vc(), None::<Channel>, false)];
+        let mut stack: Vec<_> = routing.injection_vcs().map(|vc| (start, vc, None::<Channel>, false)).collect();
         let mut seen = HashSet::new();
         while let Some((in_port, vc, from, escaped)) = stack.pop() {
             if !seen.insert((in_port, vc, from, escaped)) {
                 continue;
             }
             let router = graph.owner[in_port.index()];
-            let hdr = Header { escaped, ..Header::to(dst) };
+            let hdr = Header { escaped, ..Header::new(src, dst) };
             routing.route(router, graph.local(in_port), vc, &hdr, &mut cands);
             for h in cands.as_slice() {
                 let out = graph.port(router, h.port);

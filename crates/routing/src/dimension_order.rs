@@ -1,9 +1,15 @@
 //! Dimension-order routing on an n-D mesh/torus with a programmable axis order.
 //!
-//! A packet corrects one axis at a time, in `order`, taking the shorter way round on a ring. When
-//! both ways are equally short (offset of exactly half an even ring, or any move on a 2-ring) it
-//! goes in the **positive** direction; this is deterministic and keeps each direction of a
-//! 2-ring on its own link.
+//! A packet corrects one axis at a time, in `order`, taking the shorter way round on a ring.
+//! When both ways are equally short (an offset of exactly half an even ring, which includes any
+//! move on a 2-ring) the tie is split by parity, so that the + and - links of a ring carry the
+//! same load under symmetric traffic: the packet goes **+** when its current coordinate on the
+//! axis plus the destination's coordinates on every other axis sum to an even number, **-**
+//! otherwise. At a tie the current coordinate is still the source's, so the choice is a function
+//! of the source and destination alone: one pair's packets all take the same path (in order).
+//! On a 2-ring, which has two links between the same two routers, this sends half of each
+//! router's traffic over each link in each direction (always going + would use each link in one
+//! direction only).
 //!
 //! Deadlock freedom on rings uses a dateline: the VCs of a port are split into a lower half
 //! (used before crossing the ring's wrap-around link in the current axis) and an upper half
@@ -40,6 +46,14 @@ pub struct DimensionOrder {
 
 /// `DimensionOrder::moves`: the move takes the ring's wrap-around link.
 const CROSSES: u16 = 1 << 15;
+/// `DimensionOrder::moves`: both ways are equally short; the entry holds the + move and the
+/// parity rule decides (see [`DimensionOrder::direction`]).
+const TIE: u16 = 1 << 14;
+/// `DimensionOrder::moves`: the port bits of an entry.
+const PORT: u16 = TIE - 1;
+/// The low bit of every byte of a packed coordinate word: their count's parity is that of the
+/// sum of the coordinates.
+const LOW_BITS: u64 = 0x0101_0101_0101_0101;
 /// Most move-table entries (all steps together) built; larger shapes route arithmetically.
 const MAX_MOVES: usize = 1 << 16;
 
@@ -52,8 +66,6 @@ struct AxisStep {
     ring: bool,
     /// Wrap-around link present (rings of any length): the dateline applies.
     wrap: bool,
-    /// A 2-ring: both ways are one hop; always `+`.
-    two_ring: bool,
     plus: u32,
     minus: u32,
     /// First entry of this step's move table.
@@ -103,16 +115,7 @@ impl DimensionOrder {
             .filter(|&&a| torus.shape()[a] >= 2)
             .map(|&a| {
                 let (len, wrap) = (torus.shape()[a] as i32, torus.wrap()[a]);
-                AxisStep {
-                    axis: a as u16,
-                    len,
-                    ring: wrap && len >= 3,
-                    wrap,
-                    two_ring: wrap && len == 2,
-                    plus: torus.port_for(a, 1),
-                    minus: torus.port_for(a, -1),
-                    moves: 0,
-                }
+                AxisStep { axis: a as u16, len, ring: wrap && len >= 3, wrap, plus: torus.port_for(a, 1), minus: torus.port_for(a, -1), moves: 0 }
             })
             .collect::<Vec<AxisStep>>();
         let fits = steps.len() <= 8 && steps.iter().all(|s| s.len <= 256);
@@ -131,8 +134,9 @@ impl DimensionOrder {
                 s.moves = moves.len() as u32;
                 for c in 0..s.len {
                     for t in 0..s.len {
-                        let (port, crosses) = Self::direction(s, c, t);
-                        moves.push(port as u16 | if crosses { CROSSES } else { 0 });
+                        let (port, crosses) = Self::direction(s, c, t, 0);
+                        let tie = Self::is_tie(s, c, t);
+                        moves.push(port as u16 | if crosses { CROSSES } else { 0 } | if tie { TIE } else { 0 });
                     }
                 }
             }
@@ -204,7 +208,7 @@ impl DimensionOrder {
         if hdr.hint != NO_HINT && from_nic && self.route_via(router, hdr.hint as u32, out) {
             return;
         }
-        match self.next(router, in_port, in_vc, hdr.dst) {
+        match self.next(router, in_port, in_vc, hdr.src, hdr.dst) {
             Some((port, post)) => self.push_port(port, post, out),
             // Arrived: any reception engine will do.
             None => {
@@ -218,8 +222,8 @@ impl DimensionOrder {
     /// The hop, when the routing offers exactly one (one VC per dateline half, one reception
     /// engine): the router then needs no candidate set.
     #[inline(always)]
-    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
-        match self.next(router, in_port, in_vc, dst) {
+    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<Hop> {
+        match self.next(router, in_port, in_vc, src, dst) {
             // One VC per dateline half (or one VC, without a dateline), the usual case: the
             // VC is the half (`post` is false without a dateline).
             Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8, escape: true }),
@@ -234,7 +238,7 @@ impl DimensionOrder {
     /// The output port towards `dst` and whether the packet is past the dateline on it, or
     /// `None` once the packet has arrived.
     #[inline(always)]
-    fn next(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<(u32, bool)> {
+    fn next(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<(u32, bool)> {
         if let Some(packed) = &self.packed {
             let (here, there) = (packed[router.index()], packed[dst.index()]);
             let diff = here ^ there;
@@ -243,10 +247,15 @@ impl DimensionOrder {
                 let (c, t) = ((here >> (8 * i)) as u8 as u32, (there >> (8 * i)) as u8 as u32);
                 let s = &self.steps[i as usize];
                 if self.moves.is_empty() {
-                    return Some(self.step(s, c as i32, t as i32, in_port, in_vc));
+                    let pair = ((packed[src.index()] ^ there) & LOW_BITS).count_ones() & 1;
+                    return Some(self.step_with(s, c as i32, t as i32, pair, in_port, in_vc));
                 }
                 let m = self.moves[(s.moves + c * s.len as u32 + t) as usize];
-                return Some(self.leave(s, (m & !CROSSES) as u32, m & CROSSES != 0, in_port, in_vc));
+                if m & TIE != 0 {
+                    let pair = ((packed[src.index()] ^ there) & LOW_BITS).count_ones() & 1;
+                    return Some(self.step_with(s, c as i32, t as i32, pair, in_port, in_vc));
+                }
+                return Some(self.leave(s, (m & PORT) as u32, m & CROSSES != 0, in_port, in_vc));
             }
         } else {
             let t = &self.torus;
@@ -260,29 +269,42 @@ impl DimensionOrder {
             }
             if pending != 0 {
                 let s = &self.steps[pending.trailing_zeros() as usize];
-                return Some(self.step(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, in_port, in_vc));
+                let sum = |row: &[u16]| row.iter().map(|&x| x as u32).sum::<u32>();
+                let pair = (sum(t.coord_row(src)) + sum(there)) & 1;
+                return Some(self.step_with(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, pair, in_port, in_vc));
             }
         }
         None
     }
 
-    /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ): the port,
-    /// and whether the packet is past the dateline on it.
+    /// One hop along axis step `s`, from coordinate `c` towards `t` (which differ), for a
+    /// packet whose source's and destination's coordinates sum to `pair` (mod 2): the port, and
+    /// whether the packet is past the dateline on it.
     #[inline(always)]
-    fn step(&self, s: &AxisStep, c: i32, t: i32, in_port: u32, in_vc: u8) -> (u32, bool) {
-        let (port, crosses) = Self::direction(s, c, t);
+    fn step_with(&self, s: &AxisStep, c: i32, t: i32, pair: u32, in_port: u32, in_vc: u8) -> (u32, bool) {
+        let (port, crosses) = Self::direction(s, c, t, pair);
         self.leave(s, port, crosses, in_port, in_vc)
     }
 
-    /// The port of a move along step `s` from coordinate `c` towards `t` (which differ), and
-    /// whether it takes the wrap-around link.
+    /// Both ways from `c` to `t` along step `s` are equally short: half an even ring apart.
     #[inline(always)]
-    fn direction(s: &AxisStep, c: i32, t: i32) -> (u32, bool) {
+    fn is_tie(s: &AxisStep, c: i32, t: i32) -> bool {
+        s.wrap && s.len % 2 == 0 && (t - c).abs() == s.len / 2
+    }
+
+    /// The port of a move along step `s` from coordinate `c` towards `t` (which differ), and
+    /// whether it takes the wrap-around link. A tie is split by `pair`, the parity of the sum
+    /// of all the source's and destination's coordinates: at a tie `c` is still the source's
+    /// coordinate, so `c + pair` has the parity of the source's other coordinates plus all the
+    /// destination's (the rule of the module docs).
+    #[inline(always)]
+    fn direction(s: &AxisStep, c: i32, t: i32, pair: u32) -> (u32, bool) {
         let d = t - c;
-        // Direction: the shorter way on a ring (a tie goes `+`), always `+` on a 2-ring,
-        // towards the destination on a mesh (see `Torus::offset`).
+        // Direction: the shorter way on a ring, towards the destination on a mesh (see
+        // `Torus::offset`); a tie (a 2-ring always) by parity.
         let fwd = if d < 0 { d + s.len } else { d };
-        let plus = (s.ring & (fwd <= s.len - fwd)) | (!s.ring & (s.two_ring | (d > 0)));
+        let tie = Self::is_tie(s, c, t);
+        let plus = if tie { (c as u32 + pair) & 1 == 0 } else { (s.ring & (fwd < s.len - fwd)) | (!s.ring & (d > 0)) };
         // The ring's last coordinate going `+`, its first going `-` (branch-free: the direction
         // is random per packet).
         let edge = (s.len - 1) & (plus as i32).wrapping_neg();

@@ -48,6 +48,8 @@ pub const NO_HINT: u8 = u8::MAX;
 /// What a router reads of a packet to route it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
+    /// The node that sent the packet (dimension order splits half-ring ties by it).
+    pub src: NodeId,
     pub dst: NodeId,
     /// Local output port forced on the first hop (a direction hint, as BG/Q's hint bits), or
     /// [`NO_HINT`]. Routings honour it only where the packet enters from its NIC.
@@ -60,9 +62,9 @@ pub struct Header {
 }
 
 impl Header {
-    /// A header with no hint, zone 0, not escaped.
-    pub fn to(dst: NodeId) -> Self {
-        Header { dst, hint: NO_HINT, zone: 0, escaped: false }
+    /// A header from `src` to `dst` with no hint, zone 0, not escaped.
+    pub fn new(src: NodeId, dst: NodeId) -> Self {
+        Header { src, dst, hint: NO_HINT, zone: 0, escaped: false }
     }
 }
 
@@ -155,21 +157,23 @@ impl Routing {
     }
 
     /// The next hop when the routing offers exactly one (its usual case for dimension order
-    /// with one VC per dateline half) to a packet for `dst` with no hint and zone 0: the same
+    /// with one VC per dateline half) to a packet from `src` for `dst` with no hint and zone 0: the same
     /// hop [`route`](Self::route) would give as its only candidate, without building a set.
     /// `None`: call `route`.
     #[inline]
-    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, dst: NodeId) -> Option<Hop> {
+    pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<Hop> {
         match self {
-            Routing::DimensionOrder(r) => r.route_single(router, in_port, in_vc, dst),
+            Routing::DimensionOrder(r) => r.route_single(router, in_port, in_vc, src, dst),
             Routing::UpDown(_) => None,
         }
     }
 
-    /// VC a packet uses on its injection port.
+    /// VCs a packet may enter its first router on (from its NIC): the NIC chooses among them
+    /// by the selection policy. Every VC: the input VC of an injection port constrains no
+    /// routing here.
     #[inline]
-    pub fn injection_vc(&self) -> u8 {
-        0
+    pub fn injection_vcs(&self) -> std::ops::Range<u8> {
+        0..self.vcs()
     }
 
     /// VCs per port the routing was built for (the network must have as many).

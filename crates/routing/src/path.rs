@@ -16,13 +16,13 @@ pub struct Channel {
 /// the last one being the ejection port, or an error if the route loops or dead-ends.
 pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> Result<Vec<Channel>, String> {
     let mut at = graph.attach_of(src, 0);
-    let mut vc = routing.injection_vc();
+    let mut vc = routing.injection_vcs().start;
     let mut path = Vec::new();
     let mut cands = Candidates::default();
     let limit = graph.routers as usize * 4 + 8;
     loop {
         let router = graph.owner[at.index()];
-        routing.route(router, graph.local(at), vc, &Header::to(dst), &mut cands);
+        routing.route(router, graph.local(at), vc, &Header::new(src, dst), &mut cands);
         let Some(h) = cands.as_slice().first().copied() else {
             return Err(format!("no candidate at router {router} for destination {dst}"));
         };

@@ -74,14 +74,14 @@ fn a_hint_forces_the_first_hop_only_where_the_packet_enters_from_its_nic() {
     let t = torus(vec![6], vec![true]);
     let r = dor(&t, None, 2);
     let (mut c, nic_port, minus) = (Candidates::default(), 2, 1);
-    r.route(RouterId(0), nic_port, 0, &Header { hint: minus as u8, ..Header::to(NodeId(1)) }, &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header { hint: minus as u8, ..Header::new(NodeId(0), NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == minus && h.escape), "{:?}", c.as_slice());
-    r.route(RouterId(0), nic_port, 0, &Header::to(NodeId(1)), &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header::new(NodeId(0), NodeId(1)), &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0), "{:?}", c.as_slice());
-    r.route(RouterId(0), minus, 0, &Header { hint: minus as u8, ..Header::to(NodeId(1)) }, &mut c);
+    r.route(RouterId(0), minus, 0, &Header { hint: minus as u8, ..Header::new(NodeId(0), NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0), "a hint is for the first hop: {:?}", c.as_slice());
     // A hint that names no network port is ignored.
-    r.route(RouterId(0), nic_port, 0, &Header { hint: 9, ..Header::to(NodeId(1)) }, &mut c);
+    r.route(RouterId(0), nic_port, 0, &Header { hint: 9, ..Header::new(NodeId(0), NodeId(1)) }, &mut c);
     assert!(c.as_slice().iter().all(|h| h.port == 0));
     assert_ne!(NO_HINT, minus as u8);
     assert_eq!((r.vcs(), r.engines()), (2, 2));
@@ -184,16 +184,49 @@ fn dor_fast_paths_agree_with_the_general_route() {
                     for in_port in 0..ports {
                         for in_vc in 0..vcs {
                             let (router, dst) = (RouterId(router), NodeId(dst));
-                            packed.route(router, in_port, in_vc, &Header::to(dst), &mut a);
-                            rows.route(router, in_port, in_vc, &Header::to(dst), &mut b);
+                            // Any source will do (the routes need not be consistent paths).
+                            let src = NodeId((router.0 * 7 + dst.0 * 3) % t.nodes());
+                            packed.route(router, in_port, in_vc, &Header::new(src, dst), &mut a);
+                            rows.route(router, in_port, in_vc, &Header::new(src, dst), &mut b);
                             assert_eq!(a.as_slice(), b.as_slice(), "{shape:?} {router}->{dst} in {in_port}/{in_vc}");
-                            let single = packed.route_single(router, in_port, in_vc, dst);
+                            let single = packed.route_single(router, in_port, in_vc, src, dst);
                             let only = (a.as_slice().len() == 1).then(|| a.as_slice()[0]);
                             assert_eq!(single, only, "{shape:?} {router}->{dst} in {in_port}/{in_vc}");
                         }
                     }
                 }
             }
+        }
+    }
+}
+
+#[test]
+fn dimension_order_balances_all_to_all_load_over_both_directions_of_even_rings() {
+    // Brute force: route every ordered pair and count the packets on each directed network
+    // channel. Every channel of an axis then carries the same number: a half-ring tie that
+    // always went + would load the + links of a 4-ring three times as much as the - links, and
+    // leave one of the two links of a 2-ring unused in each direction.
+    for shape in [vec![4, 4], vec![2, 2, 2], vec![4, 2, 4], vec![8], vec![6, 4], vec![2, 4], vec![4, 4, 2, 2]] {
+        let t = torus(shape.clone(), vec![true; shape.len()]);
+        let Topology::Torus(tt) = &t else { unreachable!() };
+        let r = dor(&t, None, 2);
+        let g = t.build_graph(1);
+        let mut load = vec![0u32; g.owner.len()];
+        for (s, d) in all_pairs(t.nodes()) {
+            if s != d {
+                for c in path::trace(&g, &r, s, d).unwrap() {
+                    load[c.port.index()] += 1;
+                }
+            }
+        }
+        for axis in 0..shape.len() {
+            let loads: Vec<u32> = (0..g.owner.len())
+                .filter(|&p| g.kind[p] == fabricsim_topology::PortKind::Network)
+                .filter(|&p| tt.port_axis(g.local(fabricsim_core::PortId(p as u32))).is_some_and(|(a, _)| a == axis))
+                .map(|p| load[p])
+                .collect();
+            assert!(!loads.is_empty());
+            assert!(loads.iter().all(|&l| l == loads[0]), "{shape:?} axis {axis}: {loads:?}");
         }
     }
 }

@@ -189,7 +189,8 @@ impl Torus {
     }
 
     /// Signed minimal offset from `a` to `b` along `axis`. On a ring, a tie between the two
-    /// directions (offset exactly half the ring) resolves to the positive direction.
+    /// directions (offset exactly half the ring) resolves to the positive direction here (the
+    /// magnitude is what callers use; dimension-order routing splits such ties by parity).
     #[inline]
     pub fn offset(&self, a: NodeId, b: NodeId, axis: usize) -> i32 {
         let k = self.shape[axis] as i32;
