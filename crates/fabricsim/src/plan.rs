@@ -57,6 +57,8 @@ impl Plan {
         };
         let rspec = match (&s.routing, &topology) {
             (RoutingSpec::DimensionOrder(d), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::DimensionOrder { order: d.order.clone() },
+            (RoutingSpec::Adaptive(a), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::Adaptive { order: a.order.clone() },
+            (RoutingSpec::Adaptive(_), _) => return Err(ConfigError::new("routing.type", "'adaptive' needs a torus or mesh topology").into()),
             (RoutingSpec::UpDown(_), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown,
             (RoutingSpec::DimensionOrder(_), _) => {
                 return Err(ConfigError::new("routing.type", "'dimension_order' needs a torus or mesh topology").into())

@@ -16,12 +16,14 @@
 //!
 //! [`Routing`] is a closed enum so the per-hop call is a `match`, not a virtual call.
 
+pub mod adaptive;
 pub mod cdg;
 pub mod dimension_order;
 pub mod fat_tree_updown;
 pub mod path;
 pub mod selection;
 
+pub use adaptive::Adaptive;
 pub use dimension_order::DimensionOrder;
 pub use fat_tree_updown::UpDown;
 pub use selection::Selection;
@@ -30,7 +32,7 @@ use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Topology;
 
 /// Most candidates a routing returns at one hop.
-pub const MAX_CANDIDATES: usize = 16;
+pub const MAX_CANDIDATES: usize = 32;
 
 /// One permitted next step: a local output port of the current router and a VC on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,13 +116,20 @@ impl Candidates {
 #[derive(Debug, Clone)]
 pub enum Routing {
     DimensionOrder(DimensionOrder),
+    Adaptive(Adaptive),
     UpDown(UpDown),
 }
 
 /// What the scenario asked for, before it is checked against a topology.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoutingSpec {
-    DimensionOrder { order: Option<Vec<String>> },
+    DimensionOrder {
+        order: Option<Vec<String>>,
+    },
+    /// Minimal adaptive routing with a dimension-order escape sub-network in `order`.
+    Adaptive {
+        order: Option<Vec<String>>,
+    },
     FatTreeUpDown,
 }
 
@@ -133,6 +142,10 @@ impl Routing {
         match (spec, topo) {
             (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => {
                 Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
+            }
+            (RoutingSpec::Adaptive { order }, Topology::Torus(t)) => Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs)?)),
+            (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
+                Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
             }
             (RoutingSpec::FatTreeUpDown, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs))),
             // (A fat-tree NIC has one engine per rail: the tree knows it.)
@@ -152,6 +165,7 @@ impl Routing {
         out.clear();
         match self {
             Routing::DimensionOrder(r) => r.route(router, in_port, in_vc, hdr, out),
+            Routing::Adaptive(r) => r.route(router, in_port, in_vc, hdr, out),
             Routing::UpDown(r) => r.route(router, hdr.dst, out),
         }
     }
@@ -164,7 +178,7 @@ impl Routing {
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<Hop> {
         match self {
             Routing::DimensionOrder(r) => r.route_single(router, in_port, in_vc, src, dst),
-            Routing::UpDown(_) => None,
+            Routing::Adaptive(_) | Routing::UpDown(_) => None,
         }
     }
 
@@ -180,6 +194,7 @@ impl Routing {
     pub fn vcs(&self) -> u8 {
         match self {
             Routing::DimensionOrder(r) => r.vcs(),
+            Routing::Adaptive(r) => r.vcs(),
             Routing::UpDown(r) => r.vcs(),
         }
     }
@@ -188,19 +203,21 @@ impl Routing {
     pub fn engines(&self) -> u32 {
         match self {
             Routing::DimensionOrder(r) => r.engines(),
+            Routing::Adaptive(r) => r.engines(),
             Routing::UpDown(r) => r.tree().rails(),
         }
     }
 
-    /// Whether it offers adaptive hops (besides its escape sub-network). None does yet.
+    /// Whether it offers adaptive hops (besides its escape sub-network).
     pub fn is_adaptive(&self) -> bool {
-        false
+        matches!(self, Routing::Adaptive(_))
     }
 
     /// Scenario name of this routing.
     pub fn name(&self) -> &'static str {
         match self {
             Routing::DimensionOrder(_) => "dimension_order",
+            Routing::Adaptive(_) => "adaptive",
             Routing::UpDown(_) => "up_down",
         }
     }

@@ -230,3 +230,85 @@ fn dimension_order_balances_all_to_all_load_over_both_directions_of_even_rings()
         }
     }
 }
+
+fn adaptive(t: &Topology, vcs: u8) -> Routing {
+    Routing::build(&RoutingSpec::Adaptive { order: None }, t, 2, vcs).unwrap()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn adaptive_hops_are_minimal_and_random_walks_arrive(
+        shape in proptest::collection::vec(1u32..7, 1..4),
+        wraps in proptest::collection::vec(any::<bool>(), 3),
+        vcs in 3u8..5,
+        seed in any::<u64>(),
+    ) {
+        // Every adaptive candidate brings the packet one hop nearer; the escape candidate is
+        // the dimension-order hop on an escape VC. A walk taking random candidates (switching
+        // to the escape network for good once it takes an escape hop) arrives in exactly the
+        // distance.
+        prop_assume!(shape.iter().product::<u32>() >= 2);
+        let t = torus(shape.clone(), wraps[..shape.len()].to_vec());
+        let r = adaptive(&t, vcs);
+        let Routing::Adaptive(a) = &r else { unreachable!() };
+        let g = t.build_graph(2);
+        let mut cands = Candidates::default();
+        let mut rng = seed;
+        for (s, d) in all_pairs(t.nodes()) {
+            if s == d { continue; }
+            let (mut at, mut vc, mut escaped, mut hops) = (g.attach_of(s, 0), 0u8, false, 0);
+            loop {
+                let router = g.owner[at.index()];
+                let hdr = Header { escaped, ..Header::new(s, d) };
+                r.route(router, g.local(at), vc, &hdr, &mut cands);
+                let here = Torus::node_on(router);
+                for h in cands.as_slice() {
+                    prop_assert_eq!(h.escape, h.vc < a.escape_vcs(), "{:?}", h);
+                    let out = g.port(router, h.port);
+                    if g.kind[out.index()] == fabricsim_topology::PortKind::Network {
+                        let next = Torus::node_on(g.owner[g.peer_port(out).index()]);
+                        prop_assert_eq!(t.distance(next, d) + 1, t.distance(here, d), "{:?} at {} for {}", h, here, d);
+                    } else {
+                        prop_assert_eq!(here, d);
+                    }
+                }
+                rng = rng.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let h = cands.as_slice()[(rng >> 33) as usize % cands.as_slice().len()];
+                let out = g.port(router, h.port);
+                if g.kind[out.index()] != fabricsim_topology::PortKind::Network {
+                    break;
+                }
+                escaped |= h.escape;
+                (at, vc, hops) = (g.peer_port(out), h.vc, hops + 1);
+            }
+            prop_assert_eq!(hops, t.distance(s, d));
+        }
+    }
+
+    #[test]
+    fn the_adaptive_escape_sub_network_is_acyclic(
+        shape in proptest::collection::vec(1u32..7, 1..4),
+        wraps in proptest::collection::vec(any::<bool>(), 3),
+    ) {
+        prop_assume!(shape.iter().product::<u32>() >= 2);
+        let t = torus(shape.clone(), wraps[..shape.len()].to_vec());
+        let r = adaptive(&t, 3);
+        let g = t.build_graph(2);
+        prop_assert_eq!(cdg::find_escape_cycle(&g, &r, &all_pairs(t.nodes())), None);
+    }
+}
+
+#[test]
+fn adaptive_routing_refuses_too_few_vcs_and_fat_trees() {
+    let ring = torus(vec![4, 4], vec![true, true]);
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None }, &ring, 1, 2).unwrap_err();
+    assert!(e.to_string().starts_with("router.vcs: 2") && e.to_string().contains("at least 3"), "{e}");
+    // Rings of three or less need no dateline: one escape VC and one adaptive suffice.
+    let small = torus(vec![3, 2], vec![true, true]);
+    assert!(Routing::build(&RoutingSpec::Adaptive { order: None }, &small, 1, 2).is_ok());
+    let tree = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None }, &tree, 1, 3).unwrap_err();
+    assert!(e.to_string().starts_with("routing.type"), "{e}");
+}
