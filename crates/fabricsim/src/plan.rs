@@ -57,7 +57,13 @@ impl Plan {
         };
         let rspec = match (&s.routing, &topology) {
             (RoutingSpec::DimensionOrder(d), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::DimensionOrder { order: d.order.clone() },
-            (RoutingSpec::Adaptive(a), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::Adaptive { order: a.order.clone() },
+            (RoutingSpec::Adaptive(a), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::Adaptive {
+                order: a.order.clone(),
+                escape: match a.escape {
+                    crate::scenario::Escape::Dateline => fabricsim_routing::adaptive::Escape::Dateline,
+                    crate::scenario::Escape::Bubble => fabricsim_routing::adaptive::Escape::Bubble,
+                },
+            },
             (RoutingSpec::Adaptive(_), _) => return Err(ConfigError::new("routing.type", "'adaptive' needs a torus or mesh topology").into()),
             (RoutingSpec::UpDown(_), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown,
             (RoutingSpec::DimensionOrder(_), _) => {

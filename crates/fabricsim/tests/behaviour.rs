@@ -654,7 +654,14 @@ fn adaptive_routing_survives_saturation_without_deadlock_and_loses_nothing() {
     // (the run returns a report), and every packet injected is delivered or still in flight
     // where the run stopped; a closed all-to-all delivers every packet. Mesh and torus, each
     // selection policy.
-    let base = ["routing.type=adaptive", "router.vcs=3", "sim.tie_order=shuffle", "sim.duration=3us", "nic.queue_limit=16"];
+    for escape in [["routing.escape=dateline", "router.vcs=3"], ["routing.escape=bubble", "router.vcs=2"]] {
+        saturate_adaptive(&escape);
+    }
+}
+
+fn saturate_adaptive(escape: &[&str]) {
+    let mut base = vec!["routing.type=adaptive", "sim.tie_order=shuffle", "sim.duration=3us", "nic.queue_limit=16"];
+    base.extend(escape);
     for shape in ["topology.shape=[4,4,4]", "topology.type=mesh", "topology.shape=[6,5]"] {
         for (pattern, selection) in [("uniform_random", "credit"), ("tornado", "random"), ("hot_region", "first"), ("transpose", "credit")] {
             if pattern == "transpose" && shape.contains("[6,5]") {

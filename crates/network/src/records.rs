@@ -119,6 +119,11 @@ pub(crate) fn counters(o: &OutPort, s: &Stall) -> PortCounters {
 pub(crate) const BUSY: u8 = 1;
 /// `InputVc::flags`: the sender waits for credit on this VC (returns travel as events).
 pub(crate) const WAITER: u8 = 2;
+/// `InputVc::flags`: the head's request is a bubble hop (it needs room for itself twice).
+pub(crate) const BUBBLE: u8 = 4;
+/// `InputVc::flags`: the head's request is an adaptive hop (it chooses again rather than wait
+/// for credit on it).
+pub(crate) const ADAPTIVE: u8 = 8;
 
 fabricsim_core::id_type!(
     /// An input VC buffer: `port * vcs + vc` over the global ports of the port graph (the
@@ -144,7 +149,7 @@ pub(crate) struct InputVc {
     /// VC the head asked for on its output.
     pub out_vc: u8,
     pub prio: u8,
-    /// [`BUSY`], [`WAITER`].
+    /// [`BUSY`], [`WAITER`], [`BUBBLE`], [`ADAPTIVE`].
     pub flags: u8,
     /// Channel class of the sender feeding this VC (its credits travel back with that
     /// class's credit latency).
@@ -174,6 +179,12 @@ impl InputVc {
     #[inline]
     pub(crate) fn busy(&self) -> bool {
         self.flags & BUSY != 0
+    }
+
+    /// Credit the head's request needs downstream: its size, twice for a bubble hop.
+    #[inline(always)]
+    pub(crate) fn need(&self) -> u32 {
+        self.bytes << ((self.flags & BUBBLE) >> 2)
     }
 
     /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).

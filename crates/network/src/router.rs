@@ -10,7 +10,7 @@
 use crate::channel;
 use crate::link;
 use crate::packet::{PacketId, NIL, NO_HINT};
-use crate::records::{credit_seen, InputVcId, BUSY, WAITER};
+use crate::records::{credit_seen, InputVcId, ADAPTIVE, BUBBLE, BUSY, WAITER};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::{NodeId, PortId, RouterId, Time};
 use fabricsim_routing::{Header, Hop, Selection};
@@ -71,7 +71,7 @@ impl<O: Observer> Core<O> {
                 None => return self.post_selection(pkt),
             }
         };
-        self.post_request(pkt, out, vc, alone);
+        self.post_request(pkt, out, vc, alone, 0);
     }
 
     /// Packet `pkt`, head of its input VC, requests output `out` on `vc`: its request bit is
@@ -79,16 +79,19 @@ impl<O: Observer> Core<O> {
     /// arbitrates when it frees). Never granted here: another request of the same instant may
     /// come later.
     #[inline(always)]
-    pub(crate) fn post_request(&mut self, pkt: PacketId, out: u32, vc: u8, alone: bool) {
+    /// `kind`: [`BUBBLE`] and [`ADAPTIVE`] as the chosen hop is.
+    pub(crate) fn post_request(&mut self, pkt: PacketId, out: u32, vc: u8, alone: bool, kind: u8) {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
         let (q, size, prio) = (p.q, p.wire_bytes, p.prio);
         let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
+        v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
+        let need = v.need();
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
-        if alone && !o.requested() && o.busy_until <= now && !self.due && !self.queue.instant_pending() && self.credit(out, vc) >= size {
+        if alone && !o.requested() && o.busy_until <= now && !self.due && !self.queue.instant_pending() && self.credit(out, vc) >= need {
             // What the phase would do (see `request`).
             self.grant(out, bit, q);
             return;
@@ -137,7 +140,8 @@ impl<O: Observer> Core<O> {
         let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive());
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
-        self.post_request(pkt, out, h.vc, false);
+        let kind = if h.bubble { BUBBLE } else { 0 } | if !h.escape && self.routing.is_adaptive() { ADAPTIVE } else { 0 };
+        self.post_request(pkt, out, h.vc, false, kind);
     }
 
     /// The VC a packet of `wire` bytes and id `id` enters its first router on, from NIC
@@ -182,11 +186,12 @@ impl<O: Observer> Core<O> {
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let fits = cred >= size;
+            let fits = cred >= size << h.bubble as u32;
             let score = match self.p.selection {
-                // Room, adaptive, then a free output (idle, not requested yet), then credit.
-                Selection::Credit => (fits as u8) * 4 + (fits && !h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
-                Selection::First | Selection::Random => (fits as u8) * 2 + (fits && !h.escape) as u8,
+                // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
+                // a free output (idle, not requested yet), then credit.
+                Selection::Credit => (fits as u8) * 4 + (fits != h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
+                Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
             let cred = if self.p.selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
@@ -207,7 +212,7 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.bytes {
+                if self.credit(out, v.out_vc) >= v.need() {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -234,7 +239,7 @@ impl<O: Observer> Core<O> {
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
-                if d.credits < p.bytes {
+                if d.credits < p.need() {
                     continue;
                 }
             }
@@ -245,21 +250,47 @@ impl<O: Observer> Core<O> {
         match best {
             Some((_, bit)) => self.grant(out, bit, InputVcId(qbase + bit)),
             None => {
-                // Every requester lacks credit (an ejection port never does).
-                let o = &mut self.outs[out as usize];
-                if !o.stalled {
-                    o.stalled = true;
-                    self.stall[out as usize].since = now;
-                }
+                // Every requester lacks credit (an ejection port never does). An adaptive
+                // request is withdrawn and its packet chooses again (waiting for an adaptive
+                // channel could deadlock; the escape hop is always safe to wait for); the others
+                // wait for credit.
                 let mut m = mask;
+                let mut waiting = false;
                 while m != 0 {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
-                    let vc = self.vcq[(qbase + bit) as usize].out_vc;
-                    self.wait_for_credit(out, InputVcId(ds_base + vc as u32));
+                    let v = self.vcq[(qbase + bit) as usize];
+                    if v.flags & ADAPTIVE != 0 {
+                        self.choose_again(out, bit, InputVcId(qbase + bit));
+                    } else {
+                        waiting = true;
+                        self.wait_for_credit(out, InputVcId(ds_base + v.out_vc as u32));
+                    }
+                }
+                let o = &mut self.outs[out as usize];
+                if waiting && !o.stalled {
+                    o.stalled = true;
+                    self.stall[out as usize].since = now;
                 }
             }
         }
+    }
+
+    /// Withdraw the adaptive request of input VC `q` (request bit `bit`) for output `out`, which
+    /// lacks credit: its head packet routes and chooses again, in a later phase of this instant
+    /// (by then seeing no adaptive hop with room, it takes the escape hop and waits there).
+    #[inline(never)]
+    fn choose_again(&mut self, out: u32, bit: u32, q: InputVcId) {
+        let o = &mut self.outs[out as usize];
+        if o.take_request(bit) {
+            self.requested[out as usize / 64] &= !(1 << (out % 64));
+        }
+        let v = &mut self.vcq[q.index()];
+        v.flags &= !ADAPTIVE;
+        let (pkt, engine) = (v.head, v.up_class == channel::ENGINE);
+        self.packets.get_mut(pkt).out = NIL;
+        let l = if engine { lane::INJECT_READY } else { lane::HOP_READY };
+        self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(pkt));
     }
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.

@@ -419,6 +419,17 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// Build a simulation watched by `obs` (see [`Observer`]).
     pub fn observed(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W, obs: O) -> Result<Self, SimError> {
         params.validate()?;
+        let max = params.format.max_wire();
+        if routing.uses_bubbles() && params.buffer_bytes < 2 * max {
+            return Err(fabricsim_core::ConfigError::new(
+                "router.buffer",
+                format!(
+                    "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
+                    params.buffer_bytes
+                ),
+            )
+            .into());
+        }
         if graph.engines != params.engines {
             return Err(fabricsim_core::ConfigError::new(
                 "nic.injection_engines",

@@ -13,11 +13,29 @@
 //! ([`crate::Header::escaped`]), so the escape sub-network's extended dependency graph is the
 //! deterministic one, and a packet blocked on adaptive VCs always has a way out.
 //!
+//! The escape sub-network keeps its rings free of deadlock in one of two ways ([`Escape`]):
+//! - **dateline**: two escape VCs, the second taken after crossing a ring's wrap-around link, so
+//!   its channel-dependency graph is acyclic;
+//! - **bubble** (as the Blue Gene family does): one escape VC, and a packet may *enter* a ring
+//!   on it (from its NIC, from an adaptive VC or from another axis) only when the next buffer
+//!   has room for it twice, so a ring always keeps a free packet slot and never fills; moving
+//!   on along the same ring needs room for the packet only. The dependency graph of the
+//!   escape VC then has cycles (one per ring); the bubble rule, not the graph, prevents
+//!   deadlock. It leaves one more VC for adaptive hops.
+//!
 //! Candidates are listed escape hop first, so a full candidate set never drops it.
 
 use crate::{Candidates, DimensionOrder, Header};
 use fabricsim_core::{ConfigError, RouterId};
 use fabricsim_topology::Torus;
+
+/// How the escape sub-network avoids deadlock on rings (see the module docs).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Escape {
+    #[default]
+    Dateline,
+    Bubble,
+}
 
 #[derive(Debug, Clone)]
 pub struct Adaptive {
@@ -25,6 +43,7 @@ pub struct Adaptive {
     /// Dimension order on VCs `0..escape`.
     escape_routing: DimensionOrder,
     escape: u8,
+    bubble: bool,
     vcs: u8,
     engines: u32,
     /// Per axis: length, whether it wraps, its + and - ports.
@@ -41,9 +60,10 @@ struct Axis {
 
 impl Adaptive {
     /// Adaptive routing on `torus` with `vcs` VCs per port; the escape sub-network follows
-    /// dimension order in `order` (default: axis order).
-    pub fn new(torus: Torus, order: Option<&[String]>, engines: u32, vcs: u8) -> Result<Self, ConfigError> {
-        let needs_dateline = (0..torus.dims()).any(|a| torus.wrap()[a] && torus.shape()[a] >= 4);
+    /// dimension order in `order` (default: axis order), deadlock-free by `kind`.
+    pub fn new(torus: Torus, order: Option<&[String]>, engines: u32, vcs: u8, kind: Escape) -> Result<Self, ConfigError> {
+        let bubble = kind == Escape::Bubble;
+        let needs_dateline = !bubble && (0..torus.dims()).any(|a| torus.wrap()[a] && torus.shape()[a] >= 4);
         let escape = if needs_dateline { 2 } else { 1 };
         if vcs <= escape {
             return Err(ConfigError::new(
@@ -51,15 +71,19 @@ impl Adaptive {
                 format!(
                     "{vcs}: adaptive routing needs at least {} VCs here ({escape} for the dimension-order escape sub-network{}, and one or more adaptive)",
                     escape + 1,
-                    if needs_dateline { " with its dateline" } else { "" }
+                    if needs_dateline { " with its dateline" } else if bubble { " with bubble flow control" } else { "" }
                 ),
             ));
         }
-        let escape_routing = DimensionOrder::new(torus.clone(), order, engines, escape)?;
+        let escape_routing = if bubble {
+            DimensionOrder::on_one_vc_with_bubbles(torus.clone(), order, engines)?
+        } else {
+            DimensionOrder::new(torus.clone(), order, engines, escape)?
+        };
         let axes = (0..torus.dims())
             .map(|a| Axis { len: torus.shape()[a], wrap: torus.wrap()[a], plus: torus.port_for(a, 1), minus: torus.port_for(a, -1) })
             .collect();
-        Ok(Adaptive { torus, escape_routing, escape, vcs, engines, axes })
+        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, engines, axes })
     }
 
     pub fn vcs(&self) -> u8 {
@@ -71,6 +95,9 @@ impl Adaptive {
     /// VCs `0..escape_vcs()` are the escape sub-network's.
     pub fn escape_vcs(&self) -> u8 {
         self.escape
+    }
+    pub fn uses_bubbles(&self) -> bool {
+        self.bubble
     }
     pub fn torus(&self) -> &Torus {
         &self.torus
@@ -84,6 +111,12 @@ impl Adaptive {
         // any dateline on its current axis.
         let esc_vc = if in_vc < self.escape { in_vc } else { 0 };
         self.escape_routing.route(router, in_port, esc_vc, hdr, out);
+        if self.bubble && in_vc >= self.escape {
+            // From an adaptive VC onto the escape VC enters its ring too (the escape routing
+            // marked entries from the NIC and from other axes).
+            let t = &self.torus;
+            out.mark_bubbles(0, |h| t.port_axis(h.port).is_some());
+        }
         let arrived = Torus::node_on(router) == hdr.dst;
         if hdr.escaped || arrived {
             return;

@@ -29,6 +29,8 @@ pub struct DimensionOrder {
     vcs: u8,
     /// Whether some ring axis needs the dateline split.
     dateline: bool,
+    /// Bubble flow control instead of a dateline (see [`DimensionOrder::on_one_vc_with_bubbles`]).
+    bubbles: bool,
     /// Axis of each local network port (a table: the per-hop route reads it).
     port_axis: Vec<u16>,
     /// The axes in routing order, with what the per-hop route needs of each.
@@ -141,7 +143,30 @@ impl DimensionOrder {
                 }
             }
         }
-        Ok(DimensionOrder { dateline: needs.is_some(), torus, order, engines, vcs, port_axis, steps, packed, moves })
+        Ok(DimensionOrder { dateline: needs.is_some(), bubbles: false, torus, order, engines, vcs, port_axis, steps, packed, moves })
+    }
+
+    /// Dimension order on one VC with no dateline, its rings kept from deadlock by bubble flow
+    /// control instead: a hop that enters a ring (from the NIC or from another axis) is a
+    /// bubble hop, taken only when the next buffer has room for the packet twice. The Blue Gene
+    /// family's escape VC (see [`crate::adaptive`]).
+    pub fn on_one_vc_with_bubbles(torus: Torus, order: Option<&[String]>, engines: u32) -> Result<Self, ConfigError> {
+        // Built with two VCs (so the dateline check passes), then narrowed to one without it.
+        let mut r = DimensionOrder::new(torus, order, engines, 2)?;
+        (r.vcs, r.dateline, r.bubbles) = (1, false, true);
+        Ok(r)
+    }
+
+    pub fn uses_bubbles(&self) -> bool {
+        self.bubbles
+    }
+
+    /// The same routing without the bubble rule (one VC, no dateline: deadlock-prone on rings;
+    /// for the tests that show what the rule prevents).
+    #[doc(hidden)]
+    pub fn without_bubbles(mut self) -> Self {
+        self.bubbles = false;
+        self
     }
 
     /// Switch the dateline VC split off (or back on). Without it, dimension-order routing on a
@@ -206,10 +231,18 @@ impl DimensionOrder {
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
         let from_nic = self.port_axis.get(in_port as usize).is_none_or(|&a| a == u16::MAX);
         if hdr.hint != NO_HINT && from_nic && self.route_via(router, hdr.hint as u32, out) {
+            if self.bubbles {
+                out.mark_bubbles(0, |_| true); // from the NIC into a ring
+            }
             return;
         }
         match self.next(router, in_port, in_vc, hdr.src, hdr.dst) {
-            Some((port, post)) => self.push_port(port, post, out),
+            Some((port, post)) => {
+                self.push_port(port, post, out);
+                if self.bubbles && self.port_axis.get(in_port as usize) != self.port_axis.get(port as usize) {
+                    out.mark_bubbles(0, |_| true);
+                }
+            }
             // Arrived: any reception engine will do.
             None => {
                 for e in 0..self.engines {
@@ -223,15 +256,18 @@ impl DimensionOrder {
     /// engine): the router then needs no candidate set.
     #[inline(always)]
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<Hop> {
+        if self.bubbles {
+            return None; // bubble hops need the flag `route` sets
+        }
         match self.next(router, in_port, in_vc, src, dst) {
             // One VC per dateline half (or one VC, without a dateline), the usual case: the
             // VC is the half (`post` is false without a dateline).
-            Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8, escape: true }),
+            Some((port, post)) if self.vcs == 1 + self.dateline as u8 => Some(Hop { port, vc: post as u8, escape: true, bubble: false }),
             Some((port, post)) => {
                 let vcs = self.vc_range(post);
-                (vcs.len() == 1).then_some(Hop { port, vc: vcs.start, escape: true })
+                (vcs.len() == 1).then_some(Hop { port, vc: vcs.start, escape: true, bubble: false })
             }
-            None => (self.engines == 1).then_some(Hop { port: self.torus.net_ports(), vc: 0, escape: true }),
+            None => (self.engines == 1).then_some(Hop { port: self.torus.net_ports(), vc: 0, escape: true, bubble: false }),
         }
     }
 

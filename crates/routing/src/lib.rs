@@ -6,7 +6,7 @@
 //! [`Candidates`] set, each candidate marked *adaptive* or *escape*; the router's
 //! [`Selection`] policy picks one. Deterministic routings return one port (possibly with several
 //! equivalent VCs), every hop an escape hop: the whole network is their escape sub-network.
-//! Adaptive routings (BG/Q dynamic and zone routing, a later issue) add adaptive candidates and
+//! Adaptive routings ([`adaptive`]; BG/Q dynamic and zone routing) add adaptive candidates and
 //! slot in as new [`Routing`] variants without touching the router; a packet that takes an
 //! escape hop of an adaptive routing stays on the escape sub-network (`Header::escaped`).
 //!
@@ -42,6 +42,10 @@ pub struct Hop {
     /// On the escape sub-network (deterministic, deadlock-free by itself), as opposed to an
     /// adaptive hop. Every hop of a deterministic routing is an escape hop.
     pub escape: bool,
+    /// Bubble flow control: the hop enters a ring on a VC that relies on it, so it is taken
+    /// only when the downstream buffer has room for the packet twice (it leaves room for one
+    /// more, so the ring never fills).
+    pub bubble: bool,
 }
 
 /// No first-hop hint.
@@ -79,7 +83,7 @@ pub struct Candidates {
 
 impl Default for Candidates {
     fn default() -> Self {
-        Candidates { len: 0, hops: [Hop { port: 0, vc: 0, escape: true }; MAX_CANDIDATES] }
+        Candidates { len: 0, hops: [Hop { port: 0, vc: 0, escape: true, bubble: false }; MAX_CANDIDATES] }
     }
 }
 
@@ -92,9 +96,18 @@ impl Candidates {
     #[inline]
     pub fn push(&mut self, port: u32, vc: u8, escape: bool) {
         if (self.len as usize) < MAX_CANDIDATES {
-            self.hops[self.len as usize] = Hop { port, vc, escape };
+            self.hops[self.len as usize] = Hop { port, vc, escape, bubble: false };
             self.len += 1;
         }
+    }
+    /// Mark the hops from index `from` on that satisfy `f` as bubble hops.
+    pub fn mark_bubbles(&mut self, from: usize, f: impl Fn(&Hop) -> bool) {
+        for h in &mut self.hops[from..self.len as usize] {
+            h.bubble = f(h);
+        }
+    }
+    pub fn len(&self) -> usize {
+        self.len as usize
     }
     /// Push `port` with every VC in `vcs` (escape hops).
     #[inline]
@@ -129,6 +142,7 @@ pub enum RoutingSpec {
     /// Minimal adaptive routing with a dimension-order escape sub-network in `order`.
     Adaptive {
         order: Option<Vec<String>>,
+        escape: adaptive::Escape,
     },
     FatTreeUpDown,
 }
@@ -143,7 +157,9 @@ impl Routing {
             (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => {
                 Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
             }
-            (RoutingSpec::Adaptive { order }, Topology::Torus(t)) => Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs)?)),
+            (RoutingSpec::Adaptive { order, escape }, Topology::Torus(t)) => {
+                Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?))
+            }
             (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
             }
@@ -205,6 +221,15 @@ impl Routing {
             Routing::DimensionOrder(r) => r.engines(),
             Routing::Adaptive(r) => r.engines(),
             Routing::UpDown(r) => r.tree().rails(),
+        }
+    }
+
+    /// Whether some hops rely on bubble flow control (buffers must then hold two packets).
+    pub fn uses_bubbles(&self) -> bool {
+        match self {
+            Routing::DimensionOrder(r) => r.uses_bubbles(),
+            Routing::Adaptive(r) => r.uses_bubbles(),
+            Routing::UpDown(_) => false,
         }
     }
 

@@ -232,7 +232,7 @@ fn dimension_order_balances_all_to_all_load_over_both_directions_of_even_rings()
 }
 
 fn adaptive(t: &Topology, vcs: u8) -> Routing {
-    Routing::build(&RoutingSpec::Adaptive { order: None }, t, 2, vcs).unwrap()
+    Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, t, 2, vcs).unwrap()
 }
 
 proptest! {
@@ -303,12 +303,12 @@ proptest! {
 #[test]
 fn adaptive_routing_refuses_too_few_vcs_and_fat_trees() {
     let ring = torus(vec![4, 4], vec![true, true]);
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None }, &ring, 1, 2).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &ring, 1, 2).unwrap_err();
     assert!(e.to_string().starts_with("router.vcs: 2") && e.to_string().contains("at least 3"), "{e}");
     // Rings of three or less need no dateline: one escape VC and one adaptive suffice.
     let small = torus(vec![3, 2], vec![true, true]);
-    assert!(Routing::build(&RoutingSpec::Adaptive { order: None }, &small, 1, 2).is_ok());
+    assert!(Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &small, 1, 2).is_ok());
     let tree = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None }, &tree, 1, 3).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &tree, 1, 3).unwrap_err();
     assert!(e.to_string().starts_with("routing.type"), "{e}");
 }
