@@ -46,6 +46,14 @@ pub struct RunReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub steady: Option<bool>,
     pub workload: WorkloadReport,
+    /// All-to-all runs: the highest payload throughput the network allows for this exchange
+    /// (`fabricsim_topology::analysis::all_to_all_peak`, in wire bytes, times the payload
+    /// fraction of the message's packets), GB/s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub all_to_all_peak_gb_per_s: Option<f64>,
+    /// Achieved all-to-all throughput divided by that peak.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fraction_of_peak: Option<f64>,
     pub packet_hops: u64,
     pub events: u64,
     pub wall_seconds: f64,
@@ -115,6 +123,9 @@ impl RunReport {
         let graph = sim.graph();
         let ports = port_reports(&plan.topology, graph, &sim.port_counters(), elapsed);
         let (link_utilization, busiest_links) = link_loads(&ports);
+        let workload = sim.workload().report();
+        let peak = all_to_all_peak(plan);
+        let fraction_of_peak = peak.zip(workload.throughput_gb_per_s).map(|(p, x)| x / p);
         RunReport {
             name: plan.scenario.name.clone(),
             nodes,
@@ -136,7 +147,9 @@ impl RunReport {
             },
             drained: o.drained,
             steady: plan.scenario.workload.keys().load().map(|_| steady(o, plan.params.format.max_payload as f64)),
-            workload: sim.workload().report(),
+            workload,
+            all_to_all_peak_gb_per_s: peak,
+            fraction_of_peak,
             packet_hops: o.packet_hops,
             events: o.events,
             wall_seconds: wall,
@@ -203,6 +216,9 @@ impl RunReport {
         if let Some(x) = self.workload.throughput_gb_per_s {
             let _ = writeln!(s, "throughput   {x:.3} GB/s");
         }
+        if let (Some(p), Some(f)) = (self.all_to_all_peak_gb_per_s, self.fraction_of_peak) {
+            let _ = writeln!(s, "peak         {p:.3} GB/s for this all-to-all: {f:.3} of it reached");
+        }
         if let Some(x) = self.workload.completion_ns {
             let _ = writeln!(s, "completion   {x:.1} ns");
         }
@@ -267,4 +283,17 @@ fn where_(p: &PortReport) -> String {
         Some(c) => format!("({})", c.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(",")),
         None => format!("router {}", p.router),
     }
+}
+
+/// The all-to-all peak of the plan's network for its all-to-all workload, payload GB/s.
+fn all_to_all_peak(plan: &Plan) -> Option<f64> {
+    let crate::workloads::WorkloadSpec::AllToAll(a) = &plan.scenario.workload else { return None };
+    let wire = fabricsim_topology::analysis::all_to_all_peak(
+        &plan.topology,
+        plan.node_injection_bandwidth(),
+        plan.params.link_bandwidth.bytes_per_sec() as f64,
+    );
+    let bytes = a.message_size.get();
+    let payload_fraction = bytes as f64 / plan.params.format.message_wire(bytes) as f64;
+    Some(wire * payload_fraction / 1e9)
 }

@@ -697,3 +697,23 @@ fn adaptive_routing_beats_dimension_order_under_load() {
     let (a, d) = (ada.latency_ns.mean, dor.latency_ns.mean);
     assert!(a < 0.85 * d, "adaptive {a} ns, dimension order {d} ns");
 }
+
+#[test]
+fn all_to_all_reports_its_fraction_of_the_network_peak_and_schedules_matter() {
+    // 8x8 torus at 5 GB/s with link-rate NICs: the axes allow 64 x 63 x 5 GB/s / 64 = 315 GB/s
+    // in wire bytes (injection a little more). A random order per node beats the shifted one,
+    // whose every step is a translation of the whole machine.
+    let run = |schedule: &str| {
+        let s = with(&["topology.shape=[8,8]", "workload.type=all_to_all", "workload.message_size=2KB", &format!("workload.schedule={schedule}")]);
+        Plan::new(&s).unwrap().run().unwrap()
+    };
+    let shifted = run("shifted");
+    let peak = shifted.all_to_all_peak_gb_per_s.unwrap();
+    assert!((peak - 315.0).abs() < 1e-6, "{peak}");
+    let f = shifted.fraction_of_peak.unwrap();
+    assert!(f > 0.0 && f <= 1.0, "{f}");
+    assert!(shifted.summary().contains("of it reached"));
+    assert!(run("random").fraction_of_peak.unwrap() > f);
+    // Other workloads have no all-to-all peak.
+    assert!(Plan::new(&Scenario::default()).unwrap().run().unwrap().fraction_of_peak.is_none());
+}

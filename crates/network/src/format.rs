@@ -38,6 +38,13 @@ impl PacketFormat {
         padded + self.header + self.trailer + self.lanes * self.lane_framing + self.link_overhead
     }
 
+    /// Wire bytes of a message of `bytes` payload, cut into packets of at most `max_payload`.
+    pub fn message_wire(&self, bytes: u64) -> u64 {
+        let full = bytes / self.max_payload as u64;
+        let rest = (bytes % self.max_payload as u64) as u32;
+        full * self.max_wire() as u64 + if rest > 0 { self.wire(rest) as u64 } else { 0 }
+    }
+
     /// The largest packet on the wire.
     pub fn max_wire(&self) -> u32 {
         self.wire(self.max_payload)

@@ -113,6 +113,49 @@ fn torus_bisection_links(shape: &[u32], wrap: &[bool]) -> u64 {
     candidates.into_iter().map(crossing).min().unwrap_or(0)
 }
 
+/// The highest all-to-all throughput (bytes per second, all nodes together) the network allows,
+/// with every node sending the same amount to every other: `N (N - 1) / T` where `T`, the time
+/// per byte of each message, is the largest of these lower bounds:
+/// - injection (and, alike, reception): a node sends `N - 1` messages through `injection`
+///   bytes/s: `(N - 1) / injection`;
+/// - for each torus or mesh axis, the busiest channel under the best balance of minimal routes:
+///   the messages' hops along the axis, summed over all ordered pairs (`N^2` times the mean
+///   coordinate distance), spread over the axis's directed channels, each at `link` bytes/s;
+/// - for each axis, the cut through its middle: the ordered pairs on opposite sides (`s (N - s)`
+///   each way) over the channels that cross it one way (a ring crosses twice per line);
+/// - for a fat-tree, its bisection: `N^2 / 4` pairs each way over half the bisection bandwidth.
+///
+/// On a torus both axis bounds agree; on a mesh the cut is the tighter. Dimension-order routing
+/// with balanced half-ring ties meets the bound exactly on tori and meshes (a test counts link
+/// loads by brute force), except on a lone ring whose half-length is odd, where the tie pairs
+/// cannot split evenly pair by pair (splitting them packet by packet would). So
+/// `fraction_of_peak` (achieved / this) measures what the schedule, the flow control and the
+/// routing's dynamics lose.
+pub fn all_to_all_peak(topo: &Topology, injection: f64, link: f64) -> f64 {
+    let n = topo.nodes() as f64;
+    let mut t = (n - 1.0) / injection;
+    match topo {
+        Topology::Torus(tt) => {
+            for (&k, &w) in tt.shape().iter().zip(tt.wrap()) {
+                if k < 2 {
+                    continue;
+                }
+                let lines = n / k as f64;
+                let channels = 2.0 * lines * axis_links(k, w) as f64;
+                t = t.max(n * n * axis_mean_distance(k, w) / (channels * link));
+                let side = lines * (k / 2) as f64;
+                let crossing = lines * if w { 2.0 } else { 1.0 };
+                t = t.max(side * (n - side) / (crossing * link));
+            }
+        }
+        Topology::FatTree(_) => {
+            let bisection = analyze(topo, 1, fabricsim_core::Bandwidth(link as u64)).bisection_bandwidth;
+            t = t.max(n * n / 4.0 / (bisection / 2.0));
+        }
+    }
+    n * (n - 1.0) / t
+}
+
 fn fat_tree(f: &FatTree, engines: u32, bw: f64) -> Analysis {
     let n = f.nodes() as u64;
     let h = f.levels() as usize;

@@ -1,14 +1,28 @@
-//! All-to-all: node `i` sends one message to each `(i + k) mod n`, `k = 1..n-1`, in that order
-//! (the shifted schedule that spreads destinations). Each node keeps at most `window` messages
-//! outstanding, posting the next when one of its own is delivered, so memory stays bounded on
-//! large machines.
+//! All-to-all: node `i` sends one message to every other node, in the order its [`Schedule`]
+//! gives. Each node keeps at most `window` messages outstanding, posting the next when one of
+//! its own is delivered, so memory stays bounded on large machines; with
+//! [`Schedule::AllAtOnce`] it posts them all at the start.
 
+use crate::permutation::Permutation;
 use crate::WorkloadReport;
 use fabricsim_core::Time;
 use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
+/// The order in which a node visits its destinations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schedule {
+    /// `(i + k) mod n` for `k = 1..n-1`: at every step the nodes' destinations form a
+    /// permutation (the usual MPI schedule).
+    Shifted,
+    /// A random order per node, drawn from the seed (every node's order differs).
+    Random { seed: u64 },
+    /// The shifted order, every message posted at the start (no window).
+    AllAtOnce,
+}
+
 pub struct AllToAll {
     n: u32,
+    schedule: Schedule,
     bytes: u64,
     window: u32,
     next_k: Vec<u32>,
@@ -18,16 +32,27 @@ pub struct AllToAll {
 }
 
 impl AllToAll {
-    pub fn new(nodes: u32, bytes: u64, window: u32) -> Self {
+    pub fn new(nodes: u32, bytes: u64, window: u32, schedule: Schedule) -> Self {
         let total = nodes as u64 * (nodes as u64 - 1);
-        AllToAll { n: nodes, bytes, window: window.max(1), next_k: vec![1; nodes as usize], remaining: total, total, last: Time::ZERO }
+        let window = if schedule == Schedule::AllAtOnce { nodes } else { window.max(1) };
+        AllToAll { n: nodes, schedule, bytes, window, next_k: vec![1; nodes as usize], remaining: total, total, last: Time::ZERO }
+    }
+
+    /// The `k`-th destination (`k = 1..n-1`) of node `src`.
+    pub fn destination(&self, src: u32, k: u32) -> u32 {
+        let shift = match self.schedule {
+            Schedule::Shifted | Schedule::AllAtOnce => k,
+            // A permutation of the shifts 1..n-1, its own for each node.
+            Schedule::Random { seed } => 1 + Permutation::new(self.n - 1, seed ^ (src as u64) << 32).apply(k - 1),
+        };
+        (src + shift) % self.n
     }
 
     fn post(&mut self, src: Rank, api: &mut Api) {
         let k = self.next_k[src.index()];
         if k < self.n {
             self.next_k[src.index()] += 1;
-            api.send(src, Rank((src.0 + k) % self.n), self.bytes, 0);
+            api.send(src, Rank(self.destination(src.0, k)), self.bytes, 0);
         }
     }
 
@@ -60,5 +85,26 @@ impl Workload for AllToAll {
 
     fn finished(&self) -> bool {
         self.remaining == 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schedule_visits_every_other_node_once() {
+        for schedule in [Schedule::Shifted, Schedule::Random { seed: 3 }, Schedule::AllAtOnce] {
+            let a = AllToAll::new(37, 8, 4, schedule);
+            for src in 0..37 {
+                let mut seen: Vec<u32> = (1..37).map(|k| a.destination(src, k)).collect();
+                seen.sort_unstable();
+                assert_eq!(seen, (0..37).filter(|&d| d != src).collect::<Vec<_>>(), "{schedule:?}");
+            }
+        }
+        // Random orders differ between nodes (shifted ones are the same shifts).
+        let r = AllToAll::new(37, 8, 4, Schedule::Random { seed: 3 });
+        let shifts = |src: u32| (1..37).map(|k| (r.destination(src, k) + 37 - src) % 37).collect::<Vec<_>>();
+        assert_ne!(shifts(0), shifts(1));
     }
 }

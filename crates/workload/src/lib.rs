@@ -14,12 +14,13 @@ pub mod all_to_all;
 pub mod link_streams;
 pub mod open_loop;
 pub mod pattern;
+pub mod permutation;
 pub mod pingpong;
 pub mod rdma_get;
 mod sphere;
 pub mod throughput;
 
-pub use all_to_all::AllToAll;
+pub use all_to_all::{AllToAll, Schedule};
 pub use link_streams::{LinkStreams, Stream};
 pub use open_loop::OpenLoop;
 pub use pattern::{Pattern, Shape};
