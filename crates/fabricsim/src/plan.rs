@@ -63,6 +63,7 @@ impl Plan {
                     crate::scenario::Escape::Dateline => fabricsim_routing::adaptive::Escape::Dateline,
                     crate::scenario::Escape::Bubble => fabricsim_routing::adaptive::Escape::Bubble,
                 },
+                zones: a.zones.iter().cloned().collect(),
             },
             (RoutingSpec::Adaptive(_), _) => return Err(ConfigError::new("routing.type", "'adaptive' needs a torus or mesh topology").into()),
             (RoutingSpec::UpDown(_), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown,

@@ -344,6 +344,10 @@ pub struct AdaptiveSpec {
     /// Choice among the candidate hops: `"credit"` (default: an adaptive hop with room, a free
     /// output, then the most credit), `"first"` or `"random"`.
     pub selection: Selection,
+    /// Zone routing: axis sets a packet routes through in turn, all its adaptive hops within
+    /// the first zone with something left to correct, e.g. `[["A", "B"], ["C", "D"], ["E"]]`.
+    /// Unset: every axis at once.
+    pub zones: Option<Vec<Vec<String>>>,
 }
 
 /// How the escape sub-network of adaptive routing avoids deadlock on rings.
@@ -669,6 +673,7 @@ pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
     ("topology.wrap", "[true, true, true]", "rings per axis; unset: every axis of a torus wraps, none of a mesh"),
     ("topology.axes", "[\"X\", \"Y\", \"Z\"]", "axis names; unset: d0, d1, ..."),
     ("routing.order", "[\"X\", \"Y\", \"Z\"]", "dimension order (adaptive: of its escape sub-network); unset: axis order"),
+    ("routing.zones", "[[\"d0\", \"d1\"], [\"d2\"]]", "(type = \"adaptive\") zone routing: axis sets routed in turn; unset: all axes at once"),
     ("nic.injection_engines", "4", "engines per node; unset: 1 (fat-tree: one per rail)"),
     ("nic.bandwidth", "\"5GB/s\"", "each engine's path to its router; unset: the link bandwidth"),
     ("nic.host_bandwidth", "\"15GB/s\"", "host-to-NIC bandwidth per node; unset: no limit"),
@@ -700,7 +705,9 @@ mod optional_keys_tests {
         assert_eq!(fields, listed, "a new optional key needs a line in OPTIONAL_KEYS");
         for (key, example, _) in OPTIONAL_KEYS {
             let mut s = Scenario::default();
-            s.apply_overrides(&[format!("{key}={example}")]).unwrap_or_else(|e| panic!("{key}: {e}"));
+            // (Zones are a key of adaptive routing.)
+            let pre = if *key == "routing.zones" { vec!["routing.type=adaptive".to_string()] } else { vec![] };
+            s.apply_overrides(&pre.into_iter().chain([format!("{key}={example}")]).collect::<Vec<_>>()).unwrap_or_else(|e| panic!("{key}: {e}"));
             let leaf = key.rsplit('.').next().unwrap();
             assert!(s.to_toml_string().contains(&format!("{leaf} =")), "{key} does not show once set");
         }

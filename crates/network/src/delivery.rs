@@ -83,7 +83,7 @@ impl<O: Observer> Core<O> {
         match m.op {
             GET_REQUEST => {
                 let g = *self.gets.get(m.tag as u32);
-                self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, (0, crate::packet::ANY_ENGINE));
+                self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, (0, crate::packet::ANY_ENGINE, 0));
                 None
             }
             GET_RESPONSE => {

@@ -15,14 +15,14 @@ impl<O: Observer> Core<O> {
     pub(crate) fn post_get(&mut self, initiator: u32, target: u32, bytes: u64, tag: u64, hint: u8, class: u8) {
         let created = self.queue.now().ps();
         let g = self.gets.insert(GetState { initiator, target, bytes, tag, created, class });
-        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, (0, ANY_ENGINE));
+        self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, (0, ANY_ENGINE, 0));
     }
 
     /// Post a message (operation `op`) from rank `src` to rank `dst`; `hint` forces the first
-    /// hop's output port; `(pace, engine)`: its injection rate cap (picoseconds per KiB, 0:
-    /// none) and chosen engine ([`ANY_ENGINE`]: none).
+    /// hop's output port; `(pace, engine, route)`: its injection rate cap (picoseconds per KiB,
+    /// 0: none), chosen engine ([`ANY_ENGINE`]: none) and routing selector.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, (pace, engine): (u32, u8)) {
+    pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, (pace, engine, route): (u32, u8, u8)) {
         let now = self.queue.now().ps();
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
@@ -43,6 +43,7 @@ impl<O: Observer> Core<O> {
             op,
             engine,
             pace,
+            route,
         });
         if measured {
             self.measured_outstanding += 1;
@@ -191,10 +192,10 @@ impl<O: Observer> Core<O> {
         }
         // The router input VC the packet enters, chosen like any hop (see `injection_vc`).
         let seq = self.next_seq[node as usize];
-        let Some(vc) = self.injection_vc(ps, wire, (node as u64) << 32 | seq as u64) else {
+        let Some(vc) = self.injection_vc(ps, wire, (node as u64) << 32 | seq as u64, msg.route) else {
             // No VC has room: a credit return to any of them will call again.
             let first = self.graph.attach[qi].0 * self.vcs;
-            for vc in self.routing.injection_vcs() {
+            for vc in self.routing.injection_vcs(msg.route) {
                 self.wait_for_credit(ps, InputVcId(first + vc as u32));
             }
             return;
@@ -288,7 +289,7 @@ impl<O: Observer> Core<O> {
             prio: msg.prio,
             hint: msg.hint,
             uncached: msg.uncached,
-            zone: 0,
+            zone: msg.route,
             escaped: false,
         });
         self.push_q(q, pkt);

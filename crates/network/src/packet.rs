@@ -81,6 +81,8 @@ pub struct Message {
     pub engine: u8,
     /// Injection rate cap as picoseconds per KiB of wire bytes (0: none).
     pub pace: u32,
+    /// Routing selector (`fabricsim_nic::Message::route`), copied into its packets' `zone`.
+    pub route: u8,
 }
 
 /// `Message::op`: a Put (the workload's message).

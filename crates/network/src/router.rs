@@ -144,12 +144,12 @@ impl<O: Observer> Core<O> {
         self.post_request(pkt, out, h.vc, false, kind);
     }
 
-    /// The VC a packet of `wire` bytes and id `id` enters its first router on, from NIC
+    /// The VC a packet of `wire` bytes, id `id` and routing selector `zone` enters its first router on, from NIC
     /// engine `engine` (a pseudo-port): chosen among the routing's injection VCs by the
     /// selection policy, as any hop is (most free credit by default), so extra VCs give a
     /// router's injection port several queues; `None` when none has room for it.
-    pub(crate) fn injection_vc(&mut self, engine: u32, wire: u32, id: u64) -> Option<u8> {
-        let vcs = self.routing.injection_vcs();
+    pub(crate) fn injection_vc(&mut self, engine: u32, wire: u32, id: u64, zone: u8) -> Option<u8> {
+        let vcs = self.routing.injection_vcs(zone);
         if vcs.len() == 1 {
             return (self.credit(engine, vcs.start) >= wire).then_some(vcs.start);
         }

@@ -32,7 +32,7 @@ impl<O: Observer> Nic for Core<O> {
                 hint,
                 m.class,
                 crate::packet::PUT,
-                (pace(m.rate), m.engine.unwrap_or(crate::packet::ANY_ENGINE)),
+                (pace(m.rate), m.engine.unwrap_or(crate::packet::ANY_ENGINE), m.route),
             ),
             Op::Get => self.post_get(m.src.0, m.dst.0, m.bytes, m.tag, hint, m.class),
         }

@@ -64,12 +64,22 @@ pub struct Message {
     /// Injection engine of the sending node that sends it (taken modulo the node's engine
     /// count; `None`: the NIC deals messages to its engines round-robin).
     pub engine: Option<u8>,
+    /// How an adaptive routing routes its packets: [`ROUTE_DEFAULT`] (the routing's own way: zone
+    /// table entry 0 if it has zones), a zone table entry, or [`ROUTE_DETERMINISTIC`] (the
+    /// deterministic sub-network only, which keeps the packets of a pair in order). Ignored by
+    /// deterministic routings.
+    pub route: u8,
 }
+
+/// `Message::route`: the routing's default.
+pub const ROUTE_DEFAULT: u8 = 0;
+/// `Message::route`: deterministic routing on the deterministic (escape) VCs.
+pub const ROUTE_DETERMINISTIC: u8 = 0x80;
 
 impl Message {
     /// A Put of `bytes` from `src` to `dst`, class 0, tag 0, no hint.
     pub fn put(src: Rank, dst: Rank, bytes: u64) -> Self {
-        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT, rate: None, engine: None }
+        Message { src, dst, bytes, op: Op::Put, class: 0, tag: 0, hint: NO_HINT, rate: None, engine: None, route: ROUTE_DEFAULT }
     }
     /// A Get by `src` of `bytes` from `dst`.
     pub fn get(src: Rank, dst: Rank, bytes: u64) -> Self {
@@ -87,6 +97,14 @@ impl Message {
     /// Send it on a chosen engine (see [`Message::engine`]).
     pub fn engine(self, engine: Option<u8>) -> Self {
         Message { engine, ..self }
+    }
+    /// Route it deterministically (see [`Message::route`]).
+    pub fn deterministic(self) -> Self {
+        Message { route: ROUTE_DETERMINISTIC, ..self }
+    }
+    /// Route it dynamically by entry `zone` of the routing's zone table (see [`Message::route`]).
+    pub fn zone(self, zone: u8) -> Self {
+        Message { route: zone & !ROUTE_DETERMINISTIC, ..self }
     }
     /// Cap the flow's injection rate (see [`Message::rate`]).
     pub fn rate(self, rate: Option<Bandwidth>) -> Self {

@@ -23,9 +23,21 @@
 //!   escape VC then has cycles (one per ring); the bubble rule, not the graph, prevents
 //!   deadlock. It leaves one more VC for adaptive hops.
 //!
+//! **Zone routing** (Blue Gene/Q): a zone list is a sequence of axis sets; a dynamic packet
+//! takes adaptive hops only along the axes of the first zone in which it still has a coordinate
+//! to correct, so it finishes the first zone before it moves in the next. The routing holds a
+//! small table of zone lists; a packet's header selects its entry ([`crate::Header::zone`],
+//! from `fabricsim_nic::Message::route`; entry 0 by default, and no table: every axis is one
+//! zone). A packet marked deterministic ([`DETERMINISTIC`]) takes the escape hop only, so the
+//! packets of one pair follow one path on one VC, in order (the injection VC too, see
+//! [`crate::Routing::injection_vcs`]).
+//!
 //! Candidates are listed escape hop first, so a full candidate set never drops it.
 
 use crate::{Candidates, DimensionOrder, Header};
+
+/// `Header::zone`: route on the deterministic (escape) sub-network only.
+pub const DETERMINISTIC: u8 = 0x80;
 use fabricsim_core::{ConfigError, RouterId};
 use fabricsim_topology::Torus;
 
@@ -48,6 +60,9 @@ pub struct Adaptive {
     engines: u32,
     /// Per axis: length, whether it wraps, its + and - ports.
     axes: Vec<Axis>,
+    /// Zone lists (each a sequence of axis bit masks), selected by `Header::zone`; empty: no
+    /// zones.
+    zones: Vec<Vec<u32>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -83,7 +98,45 @@ impl Adaptive {
         let axes = (0..torus.dims())
             .map(|a| Axis { len: torus.shape()[a], wrap: torus.wrap()[a], plus: torus.port_for(a, 1), minus: torus.port_for(a, -1) })
             .collect();
-        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, engines, axes })
+        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, engines, axes, zones: Vec::new() })
+    }
+
+    /// Use `table` as the zone table: entry `z` (a list of zones, each a list of axis names) is
+    /// the one packets with `Header::zone == z` follow. Every zone list must name each axis of
+    /// length two or more exactly once. `field` names the setting in errors.
+    pub fn with_zones(mut self, table: &[Vec<Vec<String>>], field: &str) -> Result<Self, ConfigError> {
+        if table.len() >= DETERMINISTIC as usize {
+            return Err(ConfigError::new(field, format!("{} zone lists; at most {}", table.len(), DETERMINISTIC - 1)));
+        }
+        let t = &self.torus;
+        let needed: u32 = (0..t.dims()).filter(|&a| t.shape()[a] >= 2).fold(0, |m, a| m | 1 << a);
+        let mut masks = Vec::with_capacity(table.len());
+        for list in table {
+            let mut seen = 0u32;
+            let mut zones = Vec::with_capacity(list.len());
+            for zone in list {
+                let mut mask = 0u32;
+                for name in zone {
+                    let a =
+                        t.axis_index(name).ok_or_else(|| ConfigError::new(field, format!("'{name}' is not an axis (axes are {:?})", t.names())))?;
+                    if seen & 1 << a != 0 {
+                        return Err(ConfigError::new(field, format!("axis '{name}' is in more than one zone (zones must not overlap)")));
+                    }
+                    (seen, mask) = (seen | 1 << a, mask | 1 << a);
+                }
+                if mask == 0 {
+                    return Err(ConfigError::new(field, "a zone names no axis"));
+                }
+                zones.push(mask);
+            }
+            if needed & !seen != 0 {
+                let missing: Vec<&String> = (0..t.dims()).filter(|&a| needed & !seen & 1 << a != 0).map(|a| &t.names()[a]).collect();
+                return Err(ConfigError::new(field, format!("no zone holds axes {missing:?}; every axis longer than 1 needs one")));
+            }
+            masks.push(zones);
+        }
+        self.zones = masks;
+        Ok(self)
     }
 
     pub fn vcs(&self) -> u8 {
@@ -118,7 +171,7 @@ impl Adaptive {
             out.mark_bubbles(0, |h| t.port_axis(h.port).is_some());
         }
         let arrived = Torus::node_on(router) == hdr.dst;
-        if hdr.escaped || arrived {
+        if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {
             return;
         }
         // A hint forces the first hop (from the NIC); it may take an adaptive VC too.
@@ -129,9 +182,15 @@ impl Adaptive {
             return;
         }
         let (here, there) = (self.torus.coord_row(Torus::node_on(router)), self.torus.coord_row(hdr.dst));
+        let pending = (0..self.axes.len()).filter(|&a| here[a] != there[a]).fold(0u32, |m, a| m | 1 << a);
+        // The axes open to adaptive hops: the first zone with something left to correct.
+        let open = match self.zones.get(hdr.zone as usize).or(self.zones.first()) {
+            Some(list) => list.iter().map(|&z| z & pending).find(|&m| m != 0).unwrap_or(pending),
+            None => pending,
+        };
         for (a, ax) in self.axes.iter().enumerate() {
             let (c, t) = (here[a] as u32, there[a] as u32);
-            if c == t {
+            if open & 1 << a == 0 {
                 continue;
             }
             let (plus, minus) = Self::productive(ax, c, t);

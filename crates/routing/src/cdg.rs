@@ -38,7 +38,7 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
         // Explore all candidate branches from the injection channel: (input port, VC, the
         // channel the dependency runs from, whether the packet is on the escape network).
         let start = graph.attach_of(src, 0);
-        let mut stack: Vec<_> = routing.injection_vcs().map(|vc| (start, vc, None::<Channel>, false)).collect();
+        let mut stack: Vec<_> = routing.injection_vcs(0).map(|vc| (start, vc, None::<Channel>, false)).collect();
         let mut seen = HashSet::new();
         while let Some((in_port, vc, from, escaped)) = stack.pop() {
             if !seen.insert((in_port, vc, from, escaped)) {

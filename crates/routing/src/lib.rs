@@ -140,9 +140,11 @@ pub enum RoutingSpec {
         order: Option<Vec<String>>,
     },
     /// Minimal adaptive routing with a dimension-order escape sub-network in `order`.
+    /// `zones`: the zone table (entry `z` for packets whose header has zone `z`; empty: none).
     Adaptive {
         order: Option<Vec<String>>,
         escape: adaptive::Escape,
+        zones: Vec<Vec<Vec<String>>>,
     },
     FatTreeUpDown,
 }
@@ -157,8 +159,8 @@ impl Routing {
             (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => {
                 Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
             }
-            (RoutingSpec::Adaptive { order, escape }, Topology::Torus(t)) => {
-                Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?))
+            (RoutingSpec::Adaptive { order, escape, zones }, Topology::Torus(t)) => {
+                Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?.with_zones(zones, "routing.zones")?))
             }
             (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
@@ -198,12 +200,18 @@ impl Routing {
         }
     }
 
-    /// VCs a packet may enter its first router on (from its NIC): the NIC chooses among them
-    /// by the selection policy. Every VC: the input VC of an injection port constrains no
-    /// routing here.
+    /// VCs a packet with routing selector `zone` (`Header::zone`) may enter its first router on
+    /// (from its NIC): the NIC chooses among them by the selection policy. Every VC (the input
+    /// VC of an injection port constrains no routing here), except for deterministic packets of
+    /// an adaptive routing.
     #[inline]
-    pub fn injection_vcs(&self) -> std::ops::Range<u8> {
-        0..self.vcs()
+    pub fn injection_vcs(&self, zone: u8) -> std::ops::Range<u8> {
+        match self {
+            // Deterministic packets of an adaptive routing enter on the first escape VC (one
+            // queue: they stay in order).
+            Routing::Adaptive(_) if zone & adaptive::DETERMINISTIC != 0 => 0..1,
+            _ => 0..self.vcs(),
+        }
     }
 
     /// VCs per port the routing was built for (the network must have as many).

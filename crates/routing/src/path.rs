@@ -16,7 +16,7 @@ pub struct Channel {
 /// the last one being the ejection port, or an error if the route loops or dead-ends.
 pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> Result<Vec<Channel>, String> {
     let mut at = graph.attach_of(src, 0);
-    let mut vc = routing.injection_vcs().start;
+    let mut vc = routing.injection_vcs(0).start;
     let mut path = Vec::new();
     let mut cands = Candidates::default();
     let limit = graph.routers as usize * 4 + 8;

@@ -232,7 +232,7 @@ fn dimension_order_balances_all_to_all_load_over_both_directions_of_even_rings()
 }
 
 fn adaptive(t: &Topology, vcs: u8) -> Routing {
-    Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, t, 2, vcs).unwrap()
+    Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, t, 2, vcs).unwrap()
 }
 
 proptest! {
@@ -303,13 +303,13 @@ proptest! {
 #[test]
 fn adaptive_routing_refuses_too_few_vcs_and_fat_trees() {
     let ring = torus(vec![4, 4], vec![true, true]);
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &ring, 1, 2).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &ring, 1, 2).unwrap_err();
     assert!(e.to_string().starts_with("router.vcs: 2") && e.to_string().contains("at least 3"), "{e}");
     // Rings of three or less need no dateline: one escape VC and one adaptive suffice.
     let small = torus(vec![3, 2], vec![true, true]);
-    assert!(Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &small, 1, 2).is_ok());
+    assert!(Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &small, 1, 2).is_ok());
     let tree = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default() }, &tree, 1, 3).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &tree, 1, 3).unwrap_err();
     assert!(e.to_string().starts_with("routing.type"), "{e}");
 }
 
@@ -356,5 +356,40 @@ fn the_all_to_all_peak_is_what_balanced_dimension_order_achieves() {
         if shape != [6] {
             assert!((brute - formula).abs() < 1e-9 * brute, "{shape:?} {wrap:?}: brute force {brute}, formula {formula}");
         }
+    }
+}
+
+#[test]
+fn zone_routing_finishes_one_zone_before_the_next_and_deterministic_packets_take_the_escape_hop() {
+    // Zone table: entry 0 = [d0] then [d1, d2]; entry 1 = [d2] then [d0, d1].
+    let t = torus(vec![4, 4, 4], vec![true, true, true]);
+    let Topology::Torus(tt) = &t else { unreachable!() };
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    let table = vec![vec![names(&["d0"]), names(&["d1", "d2"])], vec![names(&["d2"]), names(&["d0", "d1"])]];
+    let r = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: table }, &t, 1, 3).unwrap();
+    let mut c = Candidates::default();
+    let nic = tt.net_ports();
+    for dst in 1..t.nodes() {
+        let dst = NodeId(dst);
+        let (d0, d2) = (tt.coord(dst, 0) != 0, tt.coord(dst, 2) != 0);
+        for (zone, first_axis, first_pending) in [(0u8, 0usize, d0), (1, 2, d2)] {
+            r.route(RouterId(0), nic, 0, &Header { zone, ..Header::new(NodeId(0), dst) }, &mut c);
+            let axes: Vec<usize> = c.as_slice().iter().filter(|h| !h.escape).map(|h| tt.port_axis(h.port).unwrap().0).collect();
+            assert!(!axes.is_empty());
+            if first_pending {
+                assert!(axes.iter().all(|&a| a == first_axis), "zone list {zone} to {dst}: {axes:?}");
+            } else {
+                assert!(axes.iter().all(|&a| a != first_axis), "zone list {zone} to {dst}: {axes:?}");
+            }
+        }
+        r.route(RouterId(0), nic, 0, &Header { zone: fabricsim_routing::adaptive::DETERMINISTIC, ..Header::new(NodeId(0), dst) }, &mut c);
+        assert!(c.as_slice().iter().all(|h| h.escape), "{:?}", c.as_slice());
+    }
+    // Bad tables name the setting.
+    for bad in
+        [vec![vec![names(&["d0", "d1"]), names(&["d1", "d2"])]], vec![vec![names(&["d0", "x"]), names(&["d1", "d2"])]], vec![vec![names(&["d0"])]]]
+    {
+        let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: bad }, &t, 1, 3).unwrap_err();
+        assert!(e.to_string().starts_with("routing.zones"), "{e}");
     }
 }
