@@ -717,3 +717,20 @@ fn all_to_all_reports_its_fraction_of_the_network_peak_and_schedules_matter() {
     // Other workloads have no all-to-all peak.
     assert!(Plan::new(&Scenario::default()).unwrap().run().unwrap().fraction_of_peak.is_none());
 }
+
+#[test]
+fn regression_bubble_flow_control_leaves_room_for_the_largest_packet() {
+    // 4 KB messages are seven 569 B packets and one of 473 B. A bubble rule of "room for the
+    // packet twice" let a short packet enter a ring leaving less room than a full packet needs,
+    // and the escape rings of a 128-node Blue Gene/Q block filled and froze under an all-at-once
+    // all-to-all; room for the packet plus the largest one keeps them moving.
+    let s = with(&[
+        "machine.preset=bgq",
+        "topology.shape=[4,4,2,2,2]",
+        "workload.type=all_to_all",
+        "workload.message_size=4KB",
+        "workload.schedule=all_at_once",
+    ]);
+    let r = Plan::new(&s).unwrap().run().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.packets_delivered, r.packets_injected);
+}

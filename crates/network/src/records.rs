@@ -119,7 +119,7 @@ pub(crate) fn counters(o: &OutPort, s: &Stall) -> PortCounters {
 pub(crate) const BUSY: u8 = 1;
 /// `InputVc::flags`: the sender waits for credit on this VC (returns travel as events).
 pub(crate) const WAITER: u8 = 2;
-/// `InputVc::flags`: the head's request is a bubble hop (it needs room for itself twice).
+/// `InputVc::flags`: the head's request is a bubble hop (it needs room for one more packet).
 pub(crate) const BUBBLE: u8 = 4;
 /// `InputVc::flags`: the head's request is an adaptive hop (it chooses again rather than wait
 /// for credit on it).
@@ -181,10 +181,11 @@ impl InputVc {
         self.flags & BUSY != 0
     }
 
-    /// Credit the head's request needs downstream: its size, twice for a bubble hop.
+    /// Credit the head's request needs downstream: its size, plus `room` (the largest packet)
+    /// for a bubble hop, which must leave room for any packet after it.
     #[inline(always)]
-    pub(crate) fn need(&self) -> u32 {
-        self.bytes << ((self.flags & BUBBLE) >> 2)
+    pub(crate) fn need(&self, room: u32) -> u32 {
+        self.bytes + if self.flags & BUBBLE != 0 { room } else { 0 }
     }
 
     /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).

@@ -87,7 +87,7 @@ impl<O: Observer> Core<O> {
         let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
-        let need = v.need();
+        let need = v.need(self.bubble_room);
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
@@ -186,7 +186,7 @@ impl<O: Observer> Core<O> {
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let fits = cred >= size << h.bubble as u32;
+            let fits = cred >= size + if h.bubble { self.bubble_room } else { 0 };
             let score = match self.p.selection {
                 // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
                 // a free output (idle, not requested yet), then credit.
@@ -212,7 +212,7 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need() {
+                if self.credit(out, v.out_vc) >= v.need(self.bubble_room) {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -224,6 +224,7 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
+        let room = self.bubble_room;
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
@@ -239,7 +240,7 @@ impl<O: Observer> Core<O> {
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
-                if d.credits < p.need() {
+                if d.credits < p.need(room) {
                     continue;
                 }
             }

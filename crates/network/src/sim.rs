@@ -267,6 +267,8 @@ pub struct Core<O = ()> {
     /// Whether credit returns nobody waits for may travel without an event (see
     /// [`crate::records`]).
     pub(crate) silent_credits: bool,
+    /// The room a bubble hop needs beyond its own packet: the largest packet on the wire.
+    pub(crate) bubble_room: u32,
     /// Whether output releases prefetch ahead (see [`crate::warm`]): only when the input VC
     /// records outgrow the second-level cache.
     pub(crate) warm_releases: bool,
@@ -538,6 +540,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             error: None,
             check_stop: true,
             silent_credits: true,
+            bubble_room: params.format.max_wire(),
             lookahead: true,
             warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),
