@@ -66,7 +66,7 @@ impl Plan {
                 zones: a.zones.iter().cloned().collect(),
             },
             (RoutingSpec::Adaptive(_), _) => return Err(ConfigError::new("routing.type", "'adaptive' needs a torus or mesh topology").into()),
-            (RoutingSpec::UpDown(_), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown,
+            (RoutingSpec::UpDown(u), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown { up: u.up_port },
             (RoutingSpec::DimensionOrder(_), _) => {
                 return Err(ConfigError::new("routing.type", "'dimension_order' needs a torus or mesh topology").into())
             }
@@ -124,6 +124,7 @@ impl Plan {
             cache_bytes: n.cache_size.get(),
             watchdog: s.sim.watchdog,
             selection: s.routing.selection(),
+            engine_choice: n.engine_choice,
         };
         params.validate()?;
         let ports = match &topology {

@@ -11,6 +11,7 @@
 pub use crate::workloads::WorkloadSpec;
 use crate::Error;
 use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
+pub use fabricsim_network::EngineChoice;
 pub use fabricsim_routing::Selection;
 use serde::{Deserialize, Serialize};
 
@@ -225,6 +226,10 @@ pub struct NicSpec {
     /// descriptor queue gives), which keeps a saturated run's memory bounded. 0: no limit.
     /// Default 64.
     pub queue_limit: u32,
+    /// Which engine (on a multi-rail fat-tree, which rail) a message goes to: `"round_robin"`
+    /// (default), `"pair"` ((source + destination rank) mod engines: static striping, one
+    /// pair on one rail) or `"shortest_queue"` (the engine with the fewest messages waiting).
+    pub engine_choice: EngineChoice,
 }
 
 impl Default for NicSpec {
@@ -250,6 +255,7 @@ impl Default for NicSpec {
             gpu_tx_overhead: Time::ZERO,
             gpu_packet_overhead: Time::ZERO,
             queue_limit: 64,
+            engine_choice: EngineChoice::RoundRobin,
         }
     }
 }
@@ -365,9 +371,13 @@ pub enum Escape {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct UpDownSpec {
-    /// Choice among candidate hops (the VCs of the up or down port): `"credit"` (default),
-    /// `"first"` or `"random"`.
+    /// Choice among candidate hops (the VCs of the up or down port; with `up_port =
+    /// "adaptive"`, the up ports): `"credit"` (default), `"first"` or `"random"`.
     pub selection: Selection,
+    /// Up port on the way up: `"destination"` (default: destination digit mod up ports, the
+    /// "D-mod-k" rule), `"random"` (a random port per source-destination pair) or `"adaptive"`
+    /// (every up port a candidate: the selection policy picks, by free credit by default).
+    pub up_port: fabricsim_routing::fat_tree_updown::UpPort,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

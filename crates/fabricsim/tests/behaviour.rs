@@ -734,3 +734,27 @@ fn regression_bubble_flow_control_leaves_room_for_the_largest_packet() {
     let r = Plan::new(&s).unwrap().run().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(r.packets_delivered, r.packets_injected);
 }
+
+#[test]
+fn rail_choice_stripes_a_stream_or_keeps_it_on_one_rail() {
+    // Two rails of 5 GB/s: one stream of messages between a pair runs on both when messages
+    // are dealt round-robin or to the shorter queue, on one when rails are chosen per pair.
+    let throughput = |choice: &str| {
+        let s = with(&[
+            "topology.type=fat_tree",
+            "topology.radix=4",
+            "topology.levels=2",
+            "topology.rails=2",
+            &format!("nic.engine_choice={choice}"),
+            "workload.type=throughput",
+            "workload.src=[0]",
+            "workload.dst=[3]",
+            "workload.message_size=64KB",
+            "workload.messages=16",
+        ]);
+        Plan::new(&s).unwrap().run().unwrap().workload.throughput_gb_per_s.unwrap()
+    };
+    let (rr, pair, short) = (throughput("round_robin"), throughput("pair"), throughput("shortest_queue"));
+    assert!(pair < 5.01 && pair > 4.5, "{pair}");
+    assert!(rr > 1.9 * pair && short > 1.9 * pair, "round robin {rr}, shortest queue {short}, pair {pair}");
+}

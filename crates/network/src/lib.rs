@@ -95,6 +95,6 @@ mod warm;
 pub mod workload;
 
 pub use format::PacketFormat;
-pub use params::NetworkParams;
+pub use params::{EngineChoice, NetworkParams};
 pub use sim::{Outcome, RunLimits, Simulation};
 pub use workload::{Api, Delivered, Message, Nic, Op, Rank, Workload};

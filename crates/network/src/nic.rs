@@ -3,6 +3,7 @@
 
 use crate::channel;
 use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::params::EngineChoice;
 use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
@@ -108,20 +109,33 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// Deal message `m` to one of `node`'s engines, round-robin (as Tofu's communication layer
-    /// deals messages to TNIs).
-    /// A message that chose its engine goes there, and leaves the round-robin as it was.
+    /// Deal message `m` to one of `node`'s engines, as `nic.engine_choice` says (by default
+    /// round-robin, as Tofu's communication layer deals messages to TNIs). A message that chose
+    /// its engine goes there, and leaves the round-robin as it was.
     fn deal(&mut self, node: u32, m: u32) {
         let e_count = self.graph.engines;
-        let chosen = self.messages.get(m).engine;
+        let msg = self.messages.get(m);
+        let (chosen, pair) = (msg.engine, msg.src.wrapping_add(msg.dst));
+        let base = (node * e_count) as usize;
         let e = if chosen != ANY_ENGINE {
             chosen as u32 % e_count
         } else {
-            let e = self.nic_rr[node as usize];
-            self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+            let start = self.nic_rr[node as usize];
+            let e = match self.p.engine_choice {
+                EngineChoice::RoundRobin => start,
+                EngineChoice::Pair => pair % e_count,
+                EngineChoice::ShortestQueue => {
+                    let q = &self.engine_queued[base..base + e_count as usize];
+                    (0..e_count).map(|k| (start + k) % e_count).min_by_key(|&e| q[e as usize]).unwrap_or(start)
+                }
+            };
+            if self.p.engine_choice != EngineChoice::Pair {
+                self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+            }
             e
         };
-        let qi = (node * e_count + e) as usize;
+        let qi = base + e as usize;
+        self.engine_queued[qi] += 1;
         let t = self.nic_tail[qi];
         if t == NIL {
             self.nic_head[qi] = m;
@@ -223,6 +237,7 @@ impl<O: Observer> Core<O> {
         let last = mm.packetized >= mm.bytes;
         if last {
             self.queued[node as usize] -= 1;
+            self.engine_queued[qi] -= 1;
             let next = mm.next;
             self.nic_head[qi] = next;
             if next == NIL {

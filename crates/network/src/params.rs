@@ -60,6 +60,25 @@ pub struct NetworkParams {
     pub poll_overhead: Time,
     /// How a packet chooses among candidate hops.
     pub selection: fabricsim_routing::Selection,
+    /// Which engine (on a multi-rail fat-tree: which rail) a message without a chosen engine
+    /// goes to.
+    pub engine_choice: EngineChoice,
+}
+
+/// How a NIC deals messages to its engines (`nic.engine_choice`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineChoice {
+    /// In turn (as Tofu's communication layer deals messages to its TNIs).
+    #[default]
+    RoundRobin,
+    /// Static striping by pair: engine `(source rank + destination rank) mod engines`, so one
+    /// pair's messages always share a rail (in order) while a node still sends and receives on
+    /// all its rails. (Striping by destination alone would deliver all of a node's traffic on
+    /// one rail, a quarter of its reception bandwidth on four rails.)
+    Pair,
+    /// The engine with the fewest messages waiting (adaptive rail choice); ties in turn.
+    ShortestQueue,
 }
 
 impl NetworkParams {

@@ -230,6 +230,9 @@ pub struct Core<O = ()> {
     /// Per engine (`node * engines + e`): the time of its pending EngineFree, if one is
     /// pending. An engine gets one only while it is busy with messages waiting behind it.
     pub(crate) engine_wake: Vec<u64>,
+    /// Messages waiting at each engine (`node * engines + engine`), for the shortest-queue
+    /// engine choice.
+    pub(crate) engine_queued: Vec<u32>,
     /// Per engine: until when a paced flow holds it (see `Message::pace`).
     pub(crate) paced_until: Vec<u64>,
     /// Per node: messages at its NIC not yet cut into packets (what a source sees of its
@@ -520,6 +523,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             mem_free: vec![0; 2 * nodes],
             nic_wake: vec![0; nodes],
             engine_wake: vec![0; nodes * graph.engines as usize],
+            engine_queued: vec![0; nodes * graph.engines as usize],
             paced_until: vec![0; nodes * graph.engines as usize],
             queued: vec![0; nodes],
             cands: Candidates::default(),

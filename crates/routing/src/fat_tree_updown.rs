@@ -1,24 +1,47 @@
-//! Deterministic destination-based up/down routing on a fat-tree ("D-mod-k").
+//! Up/down routing on a fat-tree.
 //!
 //! A packet climbs until it reaches a switch whose subtree holds the destination, then descends
-//! along the unique path. Climbing from level `l`, it takes up link `digit_l(dst) mod ups`, so
-//! destinations that differ in their low digits spread over different top switches. Up/down
-//! paths never turn from down to up, so the channel-dependency graph is acyclic with any VC
-//! count; all VCs of the chosen port are candidates.
+//! along the unique path. The up port is chosen by [`UpPort`]: by default the destination's
+//! digit at that level mod the up ports ("D-mod-k": destinations that differ in their low
+//! digits spread over different top switches); or a port drawn per source-destination pair; or
+//! any up port, left to the router's selection policy (adaptive). Up/down paths never turn from
+//! down to up, so the channel-dependency graph is acyclic with any VC count and any up-port
+//! choice: every hop is an escape hop. All VCs of the chosen ports are candidates.
 
-use crate::Candidates;
-use fabricsim_core::{NodeId, RouterId};
+use crate::{Candidates, Header};
+use fabricsim_core::RouterId;
 use fabricsim_topology::FatTree;
+use serde::{Deserialize, Serialize};
+
+/// How a climbing packet picks its up port (`[routing] up_port = "..."`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UpPort {
+    /// The destination's digit at the level, mod the up ports (D-mod-k).
+    #[default]
+    Destination,
+    /// A port drawn from a hash of source, destination and level: random, but one pair's
+    /// packets share a path (in order).
+    Random,
+    /// Every up port is a candidate; the selection policy chooses (free credit by default).
+    Adaptive,
+}
 
 #[derive(Debug, Clone)]
 pub struct UpDown {
     tree: FatTree,
     vcs: u8,
+    up: UpPort,
 }
 
 impl UpDown {
     pub fn new(tree: FatTree, vcs: u8) -> Self {
-        UpDown { tree, vcs }
+        UpDown { tree, vcs, up: UpPort::Destination }
+    }
+
+    pub fn with_up_port(mut self, up: UpPort) -> Self {
+        self.up = up;
+        self
     }
 
     pub fn tree(&self) -> &FatTree {
@@ -29,15 +52,29 @@ impl UpDown {
     }
 
     #[inline]
-    pub fn route(&self, router: RouterId, dst: NodeId, out: &mut Candidates) {
+    pub fn route(&self, router: RouterId, hdr: &Header, out: &mut Candidates) {
         let f = &self.tree;
+        let dst = hdr.dst;
         let (_, level, idx) = f.locate(router);
-        let port = if f.covers(level, idx, dst) {
-            f.digit(dst, level)
-        } else {
-            let j = f.digit(dst, level) % f.ups(level);
-            f.up_port(level, j)
-        };
-        out.push_vcs(port, 0..self.vcs);
+        if f.covers(level, idx, dst) {
+            return out.push_vcs(f.digit(dst, level), 0..self.vcs);
+        }
+        let ups = f.ups(level);
+        match self.up {
+            UpPort::Destination => out.push_vcs(f.up_port(level, f.digit(dst, level) % ups), 0..self.vcs),
+            UpPort::Random => {
+                let h = crate::mix((hdr.src.0 as u64) << 32 | dst.0 as u64 ^ (level as u64) << 58);
+                out.push_vcs(f.up_port(level, (h % ups as u64) as u32), 0..self.vcs)
+            }
+            UpPort::Adaptive => {
+                // From a start that depends on the destination: a wide switch with several VCs
+                // may offer more than a candidate set holds, and then each destination keeps a
+                // different subset.
+                let start = f.digit(dst, level);
+                for k in 0..ups {
+                    out.push_vcs(f.up_port(level, (start + k) % ups), 0..self.vcs);
+                }
+            }
+        }
     }
 }

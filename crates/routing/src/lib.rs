@@ -31,6 +31,14 @@ pub use selection::Selection;
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Topology;
 
+/// A 64-bit mix (SplitMix64's finaliser): a well-spread hash.
+#[inline]
+pub(crate) fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
 /// Most candidates a routing returns at one hop.
 pub const MAX_CANDIDATES: usize = 32;
 
@@ -146,7 +154,9 @@ pub enum RoutingSpec {
         escape: adaptive::Escape,
         zones: Vec<Vec<Vec<String>>>,
     },
-    FatTreeUpDown,
+    FatTreeUpDown {
+        up: fat_tree_updown::UpPort,
+    },
 }
 
 impl Routing {
@@ -165,12 +175,12 @@ impl Routing {
             (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
             }
-            (RoutingSpec::FatTreeUpDown, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs))),
+            (RoutingSpec::FatTreeUpDown { up }, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs).with_up_port(*up))),
             // (A fat-tree NIC has one engine per rail: the tree knows it.)
             (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'dimension_order' does not fit a fat_tree topology (use 'up_down')"))
             }
-            (RoutingSpec::FatTreeUpDown, Topology::Torus(_)) => {
+            (RoutingSpec::FatTreeUpDown { .. }, Topology::Torus(_)) => {
                 Err(ConfigError::new("routing.type", "'up_down' does not fit a torus/mesh topology (use 'dimension_order')"))
             }
         }
@@ -184,7 +194,7 @@ impl Routing {
         match self {
             Routing::DimensionOrder(r) => r.route(router, in_port, in_vc, hdr, out),
             Routing::Adaptive(r) => r.route(router, in_port, in_vc, hdr, out),
-            Routing::UpDown(r) => r.route(router, hdr.dst, out),
+            Routing::UpDown(r) => r.route(router, hdr, out),
         }
     }
 

@@ -138,11 +138,15 @@ fn routing_order_changes_the_path() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
     #[test]
-    fn fat_tree_routes_are_minimal_and_acyclic(half in 1u32..4, levels in 1u32..4, full in any::<bool>(), rails in 1u32..3) {
+    fn fat_tree_routes_are_minimal_and_acyclic(half in 1u32..4, levels in 1u32..4, full in any::<bool>(), rails in 1u32..3, up in 0usize..3) {
+        // Every up-port choice: D-mod-k, random per pair, adaptive (the cycle check follows
+        // every candidate).
+        use fabricsim_routing::fat_tree_updown::UpPort;
+        let up = [UpPort::Destination, UpPort::Random, UpPort::Adaptive][up];
         let ft = FatTree::new(half * 2, levels, rails, full).unwrap();
         prop_assume!(ft.nodes() <= 256 && ft.nodes() >= 2);
         let t = Topology::FatTree(ft);
-        let r = Routing::build(&RoutingSpec::FatTreeUpDown, &t, rails, 2).unwrap();
+        let r = Routing::build(&RoutingSpec::FatTreeUpDown { up }, &t, rails, 2).unwrap();
         let g = t.build_graph(rails);
         let pairs = all_pairs(t.nodes());
         for &(s, d) in &pairs {

@@ -30,5 +30,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         cache_bytes: 0,
         watchdog: Time::from_us(5),
         selection: Default::default(),
+        engine_choice: Default::default(),
     }
 }
