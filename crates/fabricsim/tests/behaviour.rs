@@ -583,11 +583,7 @@ mod cores {
 fn a_window_that_opens_before_the_traffic_settles_is_flagged() {
     // With no warm-up and a window of a few packet latencies, deliveries ramp up across the
     // window; with the default warm-up and a long window they do not.
-    let run = |sets: &[&str]| {
-        let mut s = Scenario::default();
-        s.apply_overrides(&sets.iter().map(|x| x.to_string()).collect::<Vec<_>>()).unwrap();
-        Plan::new(&s).unwrap().run().unwrap()
-    };
+    let run = |sets: &[&str]| Plan::new(&with(sets)).unwrap().run().unwrap();
     let short = run(&["sim.warmup=0ns", "sim.duration=1us", "workload.load=0.1"]);
     assert_eq!(short.steady, Some(false));
     assert!(short.summary().contains("not in steady state"));
@@ -604,9 +600,8 @@ fn saturated_sources_are_back_pressured_by_a_bounded_nic_queue() {
     // backlog stays bounded; without a bound every message waits at the NIC. The network carries
     // the same traffic either way.
     let run = |limit: &str| {
-        let mut s = Scenario::default();
-        let sets = ["topology.shape=[6,6]", "workload.load=1.0", "sim.duration=5us", "workload.type=transpose"];
-        s.apply_overrides(&sets.iter().map(|x| x.to_string()).chain([format!("nic.queue_limit={limit}")]).collect::<Vec<_>>()).unwrap();
+        let limit = format!("nic.queue_limit={limit}");
+        let s = with(&["topology.shape=[6,6]", "workload.load=1.0", "sim.duration=5us", "workload.type=transpose", &limit]);
         Plan::new(&s).unwrap().run().unwrap()
     };
     let bounded = run("8");
@@ -630,10 +625,16 @@ fn extra_vcs_give_a_switch_input_several_queues() {
     // over the VCs of its input (the injection VC is chosen like any hop), so with four VCs the
     // switch carries much more.
     let accepted = |vcs: u8| {
-        let mut s = Scenario::default();
-        let sets =
-            ["topology.type=fat_tree", "topology.radix=16", "topology.levels=1", "routing.type=up_down", "workload.load=0.9", "sim.duration=5us"];
-        s.apply_overrides(&sets.iter().map(|x| x.to_string()).chain([format!("router.vcs={vcs}")]).collect::<Vec<_>>()).unwrap();
+        let vcs = format!("router.vcs={vcs}");
+        let s = with(&[
+            "topology.type=fat_tree",
+            "topology.radix=16",
+            "topology.levels=1",
+            "routing.type=up_down",
+            "workload.load=0.9",
+            "sim.duration=5us",
+            &vcs,
+        ]);
         Plan::new(&s).unwrap().run().unwrap().accepted_throughput.fraction_of_injection
     };
     let (one, four) = (accepted(1), accepted(4));

@@ -164,13 +164,11 @@ impl<O: Observer> Core<O> {
     /// Every policy prefers a candidate with room downstream, and an adaptive one with room
     /// over an escape one.
     fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> Hop {
-        // A copy of the set (the scoring below borrows `self` mutably to read credits).
-        let cands = self.cands;
-        let hops = cands.as_slice();
-        debug_assert!(!hops.is_empty(), "routing returned no candidate");
-        let n = hops.len();
+        // Hops are read one at a time (copying the whole set would move its full capacity).
+        let n = self.cands.len();
+        debug_assert!(n > 0, "routing returned no candidate");
         if n == 1 {
-            return hops[0];
+            return self.cands.as_slice()[0];
         }
         let now = self.queue.now().ps();
         // Where the search starts: rotating with the packet's id (equivalent outputs share the
@@ -180,20 +178,23 @@ impl<O: Observer> Core<O> {
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
             Selection::Random => (mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
-        let mut best = (0u8, 0u32, hops[start]);
+        let (selection, room) = (self.p.selection, self.bubble_room);
+        let mut best = (0u8, 0u32, self.cands.as_slice()[start]);
+        let mut i = start;
         for k in 0..n {
-            let h = hops[(start + k) % n];
+            let h = self.cands.as_slice()[i];
+            i = if i + 1 == n { 0 } else { i + 1 };
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let fits = cred >= size + if h.bubble { self.bubble_room } else { 0 };
-            let score = match self.p.selection {
+            let fits = cred >= size + if h.bubble { room } else { 0 };
+            let score = match selection {
                 // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
                 // a free output (idle, not requested yet), then credit.
                 Selection::Credit => (fits as u8) * 4 + (fits != h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
                 Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
-            let cred = if self.p.selection == Selection::Credit { cred } else { 0 };
+            let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h);
             }

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Reruns the routing and switch studies of docs/studies.md; results go to studies/results/.
+#
+#   studies/run.sh [FABRICSIM]      (default: fabricsim on PATH, else target/release/fabricsim)
+#
+# A few minutes on one core. Each line is an ordinary fabricsim command: copy one to rerun a
+# single point.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+fs=${1:-$(command -v fabricsim || echo "$here/../target/release/fabricsim")}
+out="$here/results"
+mkdir -p "$out"
+
+# Fraction of the all-to-all peak: routing x message size, on the BG/Q midplane and a 3D torus.
+a2a() { # file routing-label sizes... ; settings come from $routing
+  local file=$1 label=$2; shift 2
+  for size in "$@"; do
+    f=$("$fs" run "$here/$file" $routing --set workload.message_size="$size" --json - 2>/dev/null |
+      python3 -c 'import json,sys; r=json.load(sys.stdin); print(r["fraction_of_peak"], r["workload"]["throughput_gb_per_s"], r["all_to_all_peak_gb_per_s"])')
+    echo "$label,$size,${f// /,}"
+  done
+}
+{
+  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  routing="--set routing.type=dimension_order --set router.vcs=3" a2a alltoall-bgq.toml dimension_order 1KB 4KB 16KB
+  routing="--set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive 1KB 4KB 16KB
+  routing="" a2a alltoall-bgq.toml zones_abcd_e 1KB 4KB 16KB
+  routing="--set routing.zones=[[\"A\",\"B\"],[\"C\",\"D\"],[\"E\"]]" a2a alltoall-bgq.toml zones_ab_cd_e 1KB 4KB 16KB
+} > "$out/alltoall-bgq.csv"
+# The same on an asymmetric 4D torus, 8x4x4x4 (the proportions of 16x8x8x8 at 512 nodes),
+# with and without a zone for the long axis first.
+{
+  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  shape="--set topology.shape=[8,4,4,4,1]"
+  routing="$shape --set routing.type=dimension_order --set router.vcs=3" a2a alltoall-bgq.toml dimension_order 1KB 4KB 16KB
+  routing="$shape --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive 1KB 4KB 16KB
+  routing="$shape --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 1KB 4KB 16KB
+} > "$out/alltoall-8x4x4x4.csv"
+{
+  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  routing="--set routing.type=dimension_order" a2a alltoall-torus3d.toml dimension_order 1KB 4KB 16KB
+  routing="--set routing.type=adaptive" a2a alltoall-torus3d.toml adaptive 1KB 4KB 16KB
+  routing="--set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 1KB 4KB 16KB
+} > "$out/alltoall-torus3d.csv"
+
+# Saturation of a 16-port switch: VCs x buffer (in 512 B packets).
+{
+  echo "vcs,buffer_packets,saturation_load,peak_accepted"
+  for vcs in 1 2 3 4; do
+    for pk in 1 2 4 8; do
+      line=$("$fs" sweep "$here/switch16.toml" --set router.vcs=$vcs --set router.buffer=$((pk * 512))B --loads 0.3:1.0:0.05 2>/dev/null | tail -1)
+      sat=$(sed -E 's/.*offered load ([0-9.]+).*/\1/;t;s/.*/-/' <<<"$line")
+      peak=$(sed -E 's/.*peak accepted ([0-9.]+).*/\1/' <<<"$line")
+      echo "$vcs,$pk,$sat,$peak"
+    done
+  done
+} > "$out/switch16.csv"
+
+# Latency-load curves and saturation of each routing on the 8x8x8 torus.
+for r in "dimension_order 2" "dimension_order 4" "dimension_order 8" "adaptive 3" "adaptive 4" "adaptive 8" "bubble 2" "bubble 4"; do
+  set -- $r
+  case $1 in
+    bubble) routing="--set routing.type=adaptive --set routing.escape=bubble" ;;
+    *) routing="--set routing.type=$1" ;;
+  esac
+  "$fs" sweep "$here/torus-routing.toml" $routing --set router.vcs=$2 --loads 0.1:1.0:0.1 --csv "$out/torus-$1-$2vc.csv" 2>/dev/null | tail -1 |
+    sed "s/^/$1 $2 VCs: /"
+done > "$out/torus-saturation.txt"
+echo "results in $out"
