@@ -5,7 +5,8 @@
 //! * length 2 without wrap (Tofu's A and C): one port, to the other node;
 //! * length 2 with wrap: two ports, `+` and `-`, **both to the same neighbour**: two physical
 //!   links between the pair, as on Blue Gene/Q's E axis. Shortest-direction routing sees a tie
-//!   and takes `+` (see the routing crate), so each direction of travel uses its own link;
+//!   and splits it by parity (see the routing crate's dimension order), so both links carry
+//!   traffic both ways;
 //! * length >= 3: two ports, `+` and `-`. On a mesh the `+` port of the last coordinate and the
 //!   `-` port of coordinate 0 are unconnected.
 //!
