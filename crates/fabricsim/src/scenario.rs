@@ -363,7 +363,8 @@ pub enum Escape {
     /// Dimension order with a dateline VC split: VC 0 before the wrap-around link, VC 1 after.
     #[default]
     Dateline,
-    /// One escape VC; entering a ring needs room for the packet twice (bubble flow control).
+    /// One escape VC; entering a ring needs room for the packet and one largest packet more
+    /// (bubble flow control).
     Bubble,
 }
 

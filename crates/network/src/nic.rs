@@ -115,13 +115,16 @@ impl<O: Observer> Core<O> {
     fn deal(&mut self, node: u32, m: u32) {
         let e_count = self.graph.engines;
         let msg = self.messages.get(m);
-        let (chosen, pair) = (msg.engine, msg.src.wrapping_add(msg.dst));
+        let (chosen, pair, route) = (msg.engine, msg.src.wrapping_add(msg.dst), msg.route);
         let base = (node * e_count) as usize;
         let e = if chosen != ANY_ENGINE {
             chosen as u32 % e_count
         } else {
             let start = self.nic_rr[node as usize];
-            let e = match self.p.engine_choice {
+            // A deterministic message keeps to its pair's engine, so a pair's messages stay in
+            // order whatever the choice for the others.
+            let choice = if route & fabricsim_nic::ROUTE_DETERMINISTIC != 0 { EngineChoice::Pair } else { self.p.engine_choice };
+            let e = match choice {
                 EngineChoice::RoundRobin => start,
                 EngineChoice::Pair => pair % e_count,
                 EngineChoice::ShortestQueue => {
@@ -129,7 +132,7 @@ impl<O: Observer> Core<O> {
                     (0..e_count).map(|k| (start + k) % e_count).min_by_key(|&e| q[e as usize]).unwrap_or(start)
                 }
             };
-            if self.p.engine_choice != EngineChoice::Pair {
+            if choice != EngineChoice::Pair {
                 self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
             }
             e

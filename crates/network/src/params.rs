@@ -73,7 +73,7 @@ pub enum EngineChoice {
     #[default]
     RoundRobin,
     /// Static striping by pair: engine `(source rank + destination rank) mod engines`, so one
-    /// pair's messages always share a rail (in order) while a node still sends and receives on
+    /// pair's messages always share a rail while a node still sends and receives on
     /// all its rails. (Striping by destination alone would deliver all of a node's traffic on
     /// one rail, a quarter of its reception bandwidth on four rails.)
     Pair,

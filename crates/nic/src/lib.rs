@@ -66,7 +66,8 @@ pub struct Message {
     pub engine: Option<u8>,
     /// How an adaptive routing routes its packets: [`ROUTE_DEFAULT`] (the routing's own way: zone
     /// table entry 0 if it has zones), a zone table entry, or [`ROUTE_DETERMINISTIC`] (the
-    /// deterministic sub-network only, which keeps the packets of a pair in order). Ignored by
+    /// deterministic sub-network only, on one injection VC and, with several engines, one engine
+    /// per pair: a pair's messages arrive in order). Ignored by
     /// deterministic routings.
     pub route: u8,
 }

@@ -18,7 +18,8 @@
 //!   its channel-dependency graph is acyclic;
 //! - **bubble** (as the Blue Gene family does): one escape VC, and a packet may *enter* a ring
 //!   on it (from its NIC, from an adaptive VC or from another axis) only when the next buffer
-//!   has room for it twice, so a ring always keeps a free packet slot and never fills; moving
+//!   has room for it and for one largest packet more, so a ring always keeps a free packet slot
+//!   and never fills; moving
 //!   on along the same ring needs room for the packet only. The dependency graph of the
 //!   escape VC then has cycles (one per ring); the bubble rule, not the graph, prevents
 //!   deadlock. It leaves one more VC for adaptive hops.
@@ -29,7 +30,7 @@
 //! small table of zone lists; a packet's header selects its entry ([`crate::Header::zone`],
 //! from `fabricsim_nic::Message::route`; entry 0 by default, and no table: every axis is one
 //! zone). A packet marked deterministic ([`DETERMINISTIC`]) takes the escape hop only, so the
-//! packets of one pair follow one path on one VC, in order (the injection VC too, see
+//! packets of one pair follow one path on one VC, in order (one injection VC too, see
 //! [`crate::Routing::injection_vcs`]).
 //!
 //! Candidates are listed escape hop first, so a full candidate set never drops it.

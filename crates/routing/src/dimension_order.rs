@@ -3,13 +3,16 @@
 //! A packet corrects one axis at a time, in `order`, taking the shorter way round on a ring.
 //! When both ways are equally short (an offset of exactly half an even ring, which includes any
 //! move on a 2-ring) the tie is split by parity, so that the + and - links of a ring carry the
-//! same load under symmetric traffic: the packet goes **+** when its current coordinate on the
-//! axis plus the destination's coordinates on every other axis sum to an even number, **-**
-//! otherwise. At a tie the current coordinate is still the source's, so the choice is a function
-//! of the source and destination alone: one pair's packets all take the same path (in order).
-//! On a 2-ring, which has two links between the same two routers, this sends half of each
-//! router's traffic over each link in each direction (always going + would use each link in one
-//! direction only).
+//! same load under symmetric traffic: the packet goes **+** when the source's coordinates on the
+//! other axes and all of the destination's coordinates sum to an even number, **-** otherwise.
+//! The choice depends on the source and destination alone, so one pair's packets all take the
+//! same links (with one VC per dateline half and one injection VC they also stay in order;
+//! with more, the NIC and the routers spread them over VCs and they may overtake each other);
+//! and the packets that meet a tie at one router come from sources (or go to destinations)
+//! that differ on other axes, so they split between the two ways. On a 2-ring, which has two
+//! links between the same two routers, this sends half of each router's traffic over each link
+//! in each direction (always going + would use each link in one direction only); on a lone even
+//! ring it sends even coordinates + and odd ones -.
 //!
 //! Deadlock freedom on rings uses a dateline: the VCs of a port are split into a lower half
 //! (used before crossing the ring's wrap-around link in the current axis) and an upper half
@@ -148,7 +151,7 @@ impl DimensionOrder {
 
     /// Dimension order on one VC with no dateline, its rings kept from deadlock by bubble flow
     /// control instead: a hop that enters a ring (from the NIC or from another axis) is a
-    /// bubble hop, taken only when the next buffer has room for the packet twice. The Blue Gene
+    /// bubble hop, taken only when the next buffer has room for the packet and one largest packet more. The Blue Gene
     /// family's escape VC (see [`crate::adaptive`]).
     pub fn on_one_vc_with_bubbles(torus: Torus, order: Option<&[String]>, engines: u32) -> Result<Self, ConfigError> {
         // Built with two VCs (so the dateline check passes), then narrowed to one without it.
@@ -159,6 +162,15 @@ impl DimensionOrder {
 
     pub fn uses_bubbles(&self) -> bool {
         self.bubbles
+    }
+
+    /// A packet that came in on local port `in_port` and leaves on `out` stays in the same ring
+    /// (same axis, same direction of travel: it arrived through the port facing the other way).
+    fn continues_ring(&self, in_port: u32, out: u32) -> bool {
+        match (self.torus.port_axis(in_port), self.torus.port_axis(out)) {
+            (Some((a, d_in)), Some((b, d_out))) => a == b && d_in == -d_out,
+            _ => false,
+        }
     }
 
     /// The same routing without the bubble rule (one VC, no dateline: deadlock-prone on rings;
@@ -239,7 +251,7 @@ impl DimensionOrder {
         match self.next(router, in_port, in_vc, hdr.src, hdr.dst) {
             Some((port, post)) => {
                 self.push_port(port, post, out);
-                if self.bubbles && self.port_axis.get(in_port as usize) != self.port_axis.get(port as usize) {
+                if self.bubbles && !self.continues_ring(in_port, port) {
                     out.mark_bubbles(0, |_| true);
                 }
             }

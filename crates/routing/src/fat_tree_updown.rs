@@ -21,7 +21,7 @@ pub enum UpPort {
     #[default]
     Destination,
     /// A port drawn from a hash of source, destination and level: random, but one pair's
-    /// packets share a path (in order).
+    /// packets share a path.
     Random,
     /// Every up port is a candidate; the selection policy chooses (free credit by default).
     Adaptive,

@@ -39,8 +39,9 @@ pub(crate) fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// Most candidates a routing returns at one hop.
-pub const MAX_CANDIDATES: usize = 32;
+/// Most candidates a routing returns at one hop (more are dropped; routings list their escape
+/// hop first, so only adaptive choices can be lost, on very wide routers with many VCs).
+pub const MAX_CANDIDATES: usize = 64;
 
 /// One permitted next step: a local output port of the current router and a VC on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +52,7 @@ pub struct Hop {
     /// adaptive hop. Every hop of a deterministic routing is an escape hop.
     pub escape: bool,
     /// Bubble flow control: the hop enters a ring on a VC that relies on it, so it is taken
-    /// only when the downstream buffer has room for the packet twice (it leaves room for one
+    /// only when the downstream buffer has room for the packet and one largest packet (it leaves room for one
     /// more, so the ring never fills).
     pub bubble: bool,
 }
