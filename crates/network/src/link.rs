@@ -30,13 +30,13 @@ pub(crate) fn forward(
     queue: &mut EventQueue<Ev>,
     pkt: PacketId,
     ds_q: InputVcId,
-    size: u32,
+    charge: u32,
     tail: u64,
     ready: u64,
     back_to_back: bool,
 ) {
     let d = &mut vcq[ds_q.index()];
-    d.credits -= size;
+    d.credits -= charge;
     let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
     let p = &mut packets[pkt.index()];
     (p.next, p.q, p.tail, p.ready_at, p.armed) = (PacketId::NIL, ds_q, tail, ready, first);
@@ -53,6 +53,12 @@ pub(crate) fn forward(
 }
 
 impl<O: Observer> Core<O> {
+    /// Credit a packet of `size` wire bytes takes in a buffer of VC `vc` (see `Core::slot_vc0`).
+    #[inline(always)]
+    pub(crate) fn charge(&self, vc: u8, size: u32) -> u32 {
+        slot_charge(self.slot_vc0, vc, size)
+    }
+
     /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
     /// credit latency later. Unless the sender waits for credit (or `silent` is off), the
     /// return needs no event: it waits in the buffer's slot until read (see `records.rs`).
@@ -74,5 +80,16 @@ impl<O: Observer> Core<O> {
         } else {
             self.credit_event(now + delay, up, q, bytes);
         }
+    }
+}
+
+/// Credit a packet of `size` bytes takes in a VC-`vc` buffer when VC-0 buffers hold slots of
+/// `slot` bytes (0: none).
+#[inline(always)]
+pub(crate) fn slot_charge(slot: u32, vc: u8, size: u32) -> u32 {
+    if slot != 0 && vc == 0 {
+        slot
+    } else {
+        size
     }
 }

@@ -312,7 +312,7 @@ impl<O: Observer> Core<O> {
         });
         self.push_q(q, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);
-        self.vcq[q.index()].credits -= wire;
+        self.vcq[q.index()].credits -= self.charge(vc as u8, wire);
         self.outs[ps as usize].busy_until = start + ser;
         let mut free_at = start + ser;
         if msg.pace > 0 {

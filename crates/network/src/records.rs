@@ -181,11 +181,12 @@ impl InputVc {
         self.flags & BUSY != 0
     }
 
-    /// Credit the head's request needs downstream: its size, plus `room` (the largest packet)
+    /// Credit the head's request needs downstream: what it is charged there (its size, or a
+    /// slot of `slot` bytes on VC 0, see `Core::slot_vc0`), plus `room` (the largest packet)
     /// for a bubble hop, which must leave room for any packet after it.
     #[inline(always)]
-    pub(crate) fn need(&self, room: u32) -> u32 {
-        self.bytes + if self.flags & BUBBLE != 0 { room } else { 0 }
+    pub(crate) fn need(&self, room: u32, slot: u32) -> u32 {
+        crate::link::slot_charge(slot, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { room } else { 0 }
     }
 
     /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).

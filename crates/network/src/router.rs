@@ -87,7 +87,7 @@ impl<O: Observer> Core<O> {
         let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
-        let need = v.need(self.bubble_room);
+        let need = v.need(self.bubble_room, self.slot_vc0);
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
@@ -151,12 +151,12 @@ impl<O: Observer> Core<O> {
     pub(crate) fn injection_vc(&mut self, engine: u32, wire: u32, id: u64, zone: u8) -> Option<u8> {
         let vcs = self.routing.injection_vcs(zone);
         if vcs.len() == 1 {
-            return (self.credit(engine, vcs.start) >= wire).then_some(vcs.start);
+            return (self.credit(engine, vcs.start) >= self.charge(vcs.start, wire)).then_some(vcs.start);
         }
         self.cands.clear();
         self.cands.push_vcs(0, vcs);
         let h = self.choose(0, engine, wire, id);
-        (self.credit(engine, h.vc) >= wire).then_some(h.vc)
+        (self.credit(engine, h.vc) >= self.charge(h.vc, wire)).then_some(h.vc)
     }
 
     /// Selection among the candidate hops in `self.cands` at `router` (first global port
@@ -178,7 +178,7 @@ impl<O: Observer> Core<O> {
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
             Selection::Random => (mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
-        let (selection, room) = (self.p.selection, self.bubble_room);
+        let (selection, room, slot) = (self.p.selection, self.bubble_room, self.slot_vc0);
         let mut best = (0u8, 0u32, self.cands.as_slice()[start]);
         let mut i = start;
         for k in 0..n {
@@ -187,7 +187,7 @@ impl<O: Observer> Core<O> {
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let fits = cred >= size + if h.bubble { room } else { 0 };
+            let fits = cred >= crate::link::slot_charge(slot, h.vc, size) + if h.bubble { room } else { 0 };
             let score = match selection {
                 // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
                 // a free output (idle, not requested yet), then credit.
@@ -213,7 +213,7 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need(self.bubble_room) {
+                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slot_vc0) {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -225,7 +225,7 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
-        let room = self.bubble_room;
+        let (room, slot) = (self.bubble_room, self.slot_vc0);
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
@@ -241,7 +241,7 @@ impl<O: Observer> Core<O> {
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
-                if d.credits < p.need(room) {
+                if d.credits < p.need(room, slot) {
                     continue;
                 }
             }
@@ -319,6 +319,7 @@ impl<O: Observer> Core<O> {
             graph,
             router_div,
             lookahead,
+            slot_vc0,
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -387,7 +388,8 @@ impl<O: Observer> Core<O> {
             }
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            link::forward(vcq, packets, queue, pkt, ds_q, size, finish + lat, ready, back_to_back);
+            let charge = link::slot_charge(*slot_vc0, out_vc, size);
+            link::forward(vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }
@@ -398,6 +400,8 @@ impl<O: Observer> Core<O> {
         let silent = self.silent_credits;
         self.vcq[q.index()].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
+        // What the packet was charged in `q` (a slot, on a bubble VC 0).
+        let bytes = if self.slot_vc0 != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
         self.return_credit(q, bytes, now, silent);
         self.after_release(out, q);
     }

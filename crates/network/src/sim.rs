@@ -272,6 +272,11 @@ pub struct Core<O = ()> {
     pub(crate) silent_credits: bool,
     /// The room a bubble hop needs beyond its own packet: the largest packet on the wire.
     pub(crate) bubble_room: u32,
+    /// With bubble flow control (which the routing uses on VC 0), every packet in a VC-0 buffer
+    /// is charged this many bytes of credit, the largest packet's size, whatever its own: the
+    /// buffer then holds whole slots, and the free space of a ring cannot fragment into pieces
+    /// too small for the packets waiting to move. 0: packets are charged their size.
+    pub(crate) slot_vc0: u32,
     /// Whether output releases prefetch ahead (see [`crate::warm`]): only when the input VC
     /// records outgrow the second-level cache.
     pub(crate) warm_releases: bool,
@@ -545,6 +550,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             check_stop: true,
             silent_credits: true,
             bubble_room: params.format.max_wire(),
+            slot_vc0: if routing.uses_bubbles() { params.format.max_wire() } else { 0 },
             lookahead: true,
             warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),
