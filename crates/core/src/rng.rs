@@ -26,8 +26,15 @@ impl RngStreams {
     }
 }
 
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+/// SplitMix64's output step: `z` advanced by the golden-ratio increment, then [`mix`]ed.
+pub fn splitmix(z: u64) -> u64 {
+    mix(z.wrapping_add(0x9E37_79B9_7F4A_7C15))
+}
+
+/// SplitMix64's finaliser: a well-spread 64-bit hash (for choices drawn without generator
+/// state, which then do not depend on the order of events).
+#[inline]
+pub fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

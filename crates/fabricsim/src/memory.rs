@@ -41,20 +41,7 @@ pub fn footprint(s: &Scenario) -> Result<Footprint, Error> {
             let engines = s.nic.injection_engines.unwrap_or(1) as u64;
             let nodes = t.shape.iter().fold(1u64, |a, &k| a.saturating_mul(k as u64));
             let wraps = s.topology.axis_wraps()?;
-            let net: u64 = t
-                .shape
-                .iter()
-                .zip(wraps)
-                .map(|(&k, w)| {
-                    if k == 1 {
-                        0
-                    } else if k == 2 && !w {
-                        1
-                    } else {
-                        2
-                    }
-                })
-                .sum();
+            let net: u64 = t.shape.iter().zip(wraps).map(|(&k, w)| fabricsim_topology::torus::axis_port_count(k, w) as u64).sum();
             (nodes, nodes.saturating_mul(net + 2 * engines), "topology.shape")
         }
         TopologySpec::FatTree(f) => {

@@ -17,14 +17,6 @@ use fabricsim_routing::{Header, Hop, Selection};
 use fabricsim_stats::Observer;
 use fabricsim_topology::PortKind;
 
-/// A 64-bit mix (SplitMix64's finaliser): a well-spread hash of a packet id.
-#[inline]
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 impl<O: Observer> Core<O> {
     #[inline(always)]
     pub(crate) fn on_ready(&mut self, pkt: PacketId) {
@@ -176,7 +168,7 @@ impl<O: Observer> Core<O> {
         let start = match self.p.selection {
             Selection::First => 0,
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
-            Selection::Random => (mix(id ^ (router as u64) << 40) % n as u64) as usize,
+            Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
         let (selection, room, slot) = (self.p.selection, self.bubble_room, self.slot_vc0);
         let mut best = (0u8, 0u32, self.cands.as_slice()[start]);

@@ -169,7 +169,7 @@ impl Adaptive {
             // From an adaptive VC onto the escape VC enters its ring too (the escape routing
             // marked entries from the NIC and from other axes).
             let t = &self.torus;
-            out.mark_bubbles(0, |h| t.port_axis(h.port).is_some());
+            out.mark_bubbles(|h| t.port_axis(h.port).is_some());
         }
         let arrived = Torus::node_on(router) == hdr.dst;
         if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {

@@ -244,7 +244,7 @@ impl DimensionOrder {
         let from_nic = self.port_axis.get(in_port as usize).is_none_or(|&a| a == u16::MAX);
         if hdr.hint != NO_HINT && from_nic && self.route_via(router, hdr.hint as u32, out) {
             if self.bubbles {
-                out.mark_bubbles(0, |_| true); // from the NIC into a ring
+                out.mark_bubbles(|_| true); // from the NIC into a ring
             }
             return;
         }
@@ -252,7 +252,7 @@ impl DimensionOrder {
             Some((port, post)) => {
                 self.push_port(port, post, out);
                 if self.bubbles && !self.continues_ring(in_port, port) {
-                    out.mark_bubbles(0, |_| true);
+                    out.mark_bubbles(|_| true);
                 }
             }
             // Arrived: any reception engine will do.

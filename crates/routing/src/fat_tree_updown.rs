@@ -63,7 +63,7 @@ impl UpDown {
         match self.up {
             UpPort::Destination => out.push_vcs(f.up_port(level, f.digit(dst, level) % ups), 0..self.vcs),
             UpPort::Random => {
-                let h = crate::mix((hdr.src.0 as u64) << 32 | dst.0 as u64 ^ (level as u64) << 58);
+                let h = fabricsim_core::rng::mix((hdr.src.0 as u64) << 32 | dst.0 as u64 ^ (level as u64) << 58);
                 out.push_vcs(f.up_port(level, (h % ups as u64) as u32), 0..self.vcs)
             }
             UpPort::Adaptive => {

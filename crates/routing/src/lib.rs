@@ -31,14 +31,6 @@ pub use selection::Selection;
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Topology;
 
-/// A 64-bit mix (SplitMix64's finaliser): a well-spread hash.
-#[inline]
-pub(crate) fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 /// Most candidates a routing returns at one hop (more are dropped; routings list their escape
 /// hop first, so only adaptive choices can be lost, on very wide routers with many VCs).
 pub const MAX_CANDIDATES: usize = 64;
@@ -109,9 +101,9 @@ impl Candidates {
             self.len += 1;
         }
     }
-    /// Mark the hops from index `from` on that satisfy `f` as bubble hops.
-    pub fn mark_bubbles(&mut self, from: usize, f: impl Fn(&Hop) -> bool) {
-        for h in &mut self.hops[from..self.len as usize] {
+    /// Mark the hops so far that satisfy `f` as bubble hops (the others as not).
+    pub fn mark_bubbles(&mut self, f: impl Fn(&Hop) -> bool) {
+        for h in &mut self.hops[..self.len as usize] {
             h.bubble = f(h);
         }
     }

@@ -77,11 +77,7 @@ pub fn torus_shape(shape: &[u32], wrap: &[bool], engines: u32, bw: f64) -> Analy
         links += n / k as u64 * axis_links(k, w);
         diameter += if w && k >= 2 { k / 2 } else { k - 1 };
         mean_all_pairs += axis_mean_distance(k, w);
-        ports += match (k, w) {
-            (1, _) => 0,
-            (2, false) => 1,
-            _ => 2,
-        };
+        ports += crate::torus::axis_port_count(k, w);
     }
     // Exclude self-pairs: the all-pairs sum is over n^2 pairs, n of which have distance 0.
     let average_hops = mean_all_pairs * n as f64 / (n as f64 - 1.0);

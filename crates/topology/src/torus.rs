@@ -15,6 +15,16 @@
 use crate::graph::{PortGraph, PortKind, UNCONNECTED};
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 
+/// Network ports a router has along an axis of length `len` (see the module docs): none on a
+/// length-1 axis, one on a length-2 axis without wrap, two otherwise.
+pub fn axis_port_count(len: u32, wrap: bool) -> u32 {
+    match (len, wrap) {
+        (1, _) => 0,
+        (2, false) => 1,
+        _ => 2,
+    }
+}
+
 /// Where the ports of one axis sit in a router's port list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AxisPorts {
@@ -82,11 +92,7 @@ impl Torus {
         let mut axis_ports = Vec::with_capacity(shape.len());
         let mut p = 0;
         for (i, &k) in shape.iter().enumerate() {
-            let count = match k {
-                1 => 0,
-                2 if !wrap[i] => 1,
-                _ => 2,
-            };
+            let count = axis_port_count(k, wrap[i]);
             axis_ports.push(AxisPorts { first: p, count });
             p += count;
         }

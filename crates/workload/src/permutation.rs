@@ -3,6 +3,8 @@
 //! cycle-walking the values that fall outside (fewer than four steps expected). One node's
 //! random all-to-all schedule on a 160k-node machine then costs no memory.
 
+use fabricsim_core::rng::splitmix;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Permutation {
     len: u32,
@@ -10,20 +12,12 @@ pub struct Permutation {
     keys: [u32; 4],
 }
 
-/// SplitMix64's finaliser (a well-spread hash).
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
 impl Permutation {
     /// A permutation of `0..len` chosen by `key`.
     pub fn new(len: u32, key: u64) -> Self {
         let bits = (32 - len.saturating_sub(1).leading_zeros()).max(2);
         let half = bits.div_ceil(2);
-        let keys = std::array::from_fn(|i| mix(key ^ mix(i as u64)) as u32);
+        let keys = std::array::from_fn(|i| splitmix(key ^ splitmix(i as u64)) as u32);
         Permutation { len, half, keys }
     }
 
@@ -35,7 +29,7 @@ impl Permutation {
         loop {
             let (mut l, mut r) = (x >> self.half, x & mask);
             for k in self.keys {
-                let f = (mix((r as u64) << 32 | k as u64) as u32) & mask;
+                let f = (splitmix((r as u64) << 32 | k as u64) as u32) & mask;
                 (l, r) = (r, l ^ f);
             }
             x = l << self.half | r;
