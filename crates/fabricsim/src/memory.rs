@@ -35,7 +35,7 @@ pub struct Footprint {
 /// Count the nodes and ports of the scenario's network and estimate its memory, without
 /// building it (a fat-tree's shape is checked on the way, which is cheap).
 pub fn footprint(s: &Scenario) -> Result<Footprint, Error> {
-    let (vcs, queue) = (s.router.vcs as u64, s.nic.queue_limit as u64);
+    let (vcs, queue) = (s.router.total_vcs() as u64, s.nic.queue_limit as u64);
     let (nodes, ports, field) = match &s.topology {
         TopologySpec::Torus(t) | TopologySpec::Mesh(t) => {
             let engines = s.nic.injection_engines.unwrap_or(1) as u64;

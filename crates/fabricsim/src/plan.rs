@@ -5,7 +5,7 @@ use crate::report::RunReport;
 use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
 use crate::workloads::BuildContext;
 use crate::Error;
-use fabricsim_core::{ConfigError, NodeId, Time};
+use fabricsim_core::{Bytes, ConfigError, NodeId, Time};
 use fabricsim_network::{NetworkParams, PacketFormat, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::Routing;
 use fabricsim_stats::Observer;
@@ -72,7 +72,7 @@ impl Plan {
             }
             (RoutingSpec::UpDown(_), _) => return Err(ConfigError::new("routing.type", "'up_down' needs a fat_tree topology").into()),
         };
-        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?;
+        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?.with_class_vcs(&topology, s.router.class_vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
                 Topology::Torus(t) => packaging::check_block(t, block)?,
@@ -108,11 +108,9 @@ impl Plan {
             terminal_router_delay: if direct { Time::ZERO } else { s.router.delay },
             nic_latency: s.nic.latency,
             engines,
-            vcs: s.router.vcs,
-            buffer_bytes: u32::try_from(s.router.buffer.get())
-                .ok()
-                .filter(|b| *b <= u32::MAX / 2)
-                .ok_or_else(|| ConfigError::new("router.buffer", format!("{} is too large", s.router.buffer)))?,
+            vcs: s.router.total_vcs(),
+            buffer_bytes: buffer_bytes("router.buffer", s.router.buffer)?,
+            class_buffer_bytes: s.router.class_buffer.map(|b| buffer_bytes("router.class_buffer", b)).transpose()?,
             format,
             tx_overhead,
             software_overhead: n.software_overhead,
@@ -131,10 +129,10 @@ impl Plan {
             Topology::Torus(t) => t.net_ports() + engines,
             Topology::FatTree(f) => f.radix(),
         };
-        if ports * s.router.vcs as u32 > 128 {
+        if ports * s.router.total_vcs() as u32 > 128 {
             return Err(ConfigError::new(
                 "router.vcs",
-                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", s.router.vcs),
+                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", s.router.total_vcs()),
             )
             .into());
         }
@@ -277,4 +275,9 @@ pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
         lane_framing: small(pk.lane_framing, "packet.lane_framing")?,
         link_overhead: small(pk.link_overhead, "packet.link_overhead")?,
     })
+}
+
+/// A buffer size from the scenario as a byte count the network takes (`field` names it).
+fn buffer_bytes(field: &str, b: Bytes) -> Result<u32, ConfigError> {
+    u32::try_from(b.get()).ok().filter(|b| *b <= u32::MAX / 2).ok_or_else(|| ConfigError::new(field, format!("{b} is too large")))
 }

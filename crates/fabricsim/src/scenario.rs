@@ -160,11 +160,25 @@ pub struct RouterSpec {
     pub vcs: u8,
     /// Input buffer per VC. Default 4KiB.
     pub buffer: Bytes,
+    /// Dedicated VCs for priority classes, after the `vcs` routing VCs: messages of class k >= 1
+    /// travel on class VC min(k, class_vcs) - 1, deterministically routed. Default 0 (classes
+    /// share the routing's VCs and only win arbitration).
+    pub class_vcs: u8,
+    /// Input buffer per class VC (class messages are cut into packets that fit it). Default:
+    /// `buffer`.
+    pub class_buffer: Option<Bytes>,
 }
 
 impl Default for RouterSpec {
     fn default() -> Self {
-        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096) }
+        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None }
+    }
+}
+
+impl RouterSpec {
+    /// VCs per port in all: the routing's and the class VCs.
+    pub fn total_vcs(&self) -> u8 {
+        self.vcs.saturating_add(self.class_vcs)
     }
 }
 
@@ -685,6 +699,7 @@ pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
     ("topology.axes", "[\"X\", \"Y\", \"Z\"]", "axis names; unset: d0, d1, ..."),
     ("routing.order", "[\"X\", \"Y\", \"Z\"]", "dimension order (adaptive: of its escape sub-network); unset: axis order"),
     ("routing.zones", "[[\"d0\", \"d1\"], [\"d2\"]]", "(type = \"adaptive\") zone routing: axis sets routed in turn; unset: all axes at once"),
+    ("router.class_buffer", "\"128B\"", "input buffer per class VC (class messages are cut to fit); unset: router.buffer"),
     ("nic.injection_engines", "4", "engines per node; unset: 1 (fat-tree: one per rail)"),
     ("nic.bandwidth", "\"5GB/s\"", "each engine's path to its router; unset: the link bandwidth"),
     ("nic.host_bandwidth", "\"15GB/s\"", "host-to-NIC bandwidth per node; unset: no limit"),

@@ -306,6 +306,9 @@ mod bad_input {
         assert!(err("[topology]\ntype = \"ring\"").contains("'ring'"));
         assert!(err("[router]\nvcs = 1").starts_with("router.vcs"));
         assert!(err("[router]\nbuffer = \"100B\"").starts_with("router.buffer"));
+        assert!(err("[router]\nclass_vcs = 5").starts_with("router.class_vcs"));
+        assert!(err("[router]\nvcs = 6\nclass_vcs = 3").starts_with("router.class_vcs"));
+        assert!(err("[router]\nclass_vcs = 1\nclass_buffer = \"8GiB\"").starts_with("router.class_buffer"));
         assert!(err("[routing]\norder = [\"d0\", \"d9\"]").contains("'d9'"));
         assert!(err("[routing]\ntype = \"up_down\"").starts_with("routing.type"));
         assert!(err("[workload]\nload = 1.5").starts_with("workload.load"));

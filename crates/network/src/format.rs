@@ -50,6 +50,20 @@ impl PacketFormat {
         self.wire(self.max_payload)
     }
 
+    /// The largest payload (at most `max_payload`, a whole number of alignment units) whose
+    /// packet fits in `bytes` on the wire; `None` when not even a one-byte payload does.
+    pub fn largest_payload_within(&self, bytes: u32) -> Option<u32> {
+        if self.wire(self.max_payload) <= bytes {
+            return Some(self.max_payload);
+        }
+        let a = self.payload_align.max(1);
+        let units = bytes.checked_sub(self.wire(0))? / a;
+        if units == 0 {
+            return (self.wire(1) <= bytes).then_some(1);
+        }
+        Some(units * a)
+    }
+
     /// Payload fraction of a full packet.
     pub fn efficiency(&self) -> f64 {
         self.max_payload as f64 / self.max_wire() as f64
@@ -91,6 +105,20 @@ mod tests {
         assert_eq!(f.wire(8), 32 + 32 + 8 + 17);
         assert_eq!(f.wire(512), 569);
         assert!((f.efficiency() - 0.90).abs() < 0.001);
+    }
+
+    #[test]
+    fn largest_payload_within_a_buffer() {
+        let f = PacketFormat { max_payload: 512, payload_align: 32, header: 32, trailer: 8, lanes: 1, lane_framing: 0, link_overhead: 17 };
+        // 57 B of overhead; payload in 32 B units.
+        assert_eq!(f.largest_payload_within(4096), Some(512));
+        assert_eq!(f.largest_payload_within(128), Some(64));
+        assert_eq!(f.wire(64), 121);
+        assert_eq!(f.largest_payload_within(89), Some(32));
+        // Below one unit: a one-byte payload is padded to a whole unit.
+        assert_eq!(f.largest_payload_within(88), None);
+        assert_eq!(PacketFormat::simple(256, 16).largest_payload_within(17), Some(1));
+        assert_eq!(PacketFormat::simple(256, 16).largest_payload_within(16), None);
     }
 
     #[test]

@@ -44,13 +44,13 @@
 //!   router's pipeline is folded into `nic_latency`; see [`NetworkParams`]).
 //!
 //! # Where later features go
-//! * Adaptive / zone routing: new [`fabricsim_routing::Routing`] variants that read the packet
-//!   header (`Header::zone`, `Header::escaped`) and mark candidates adaptive or escape; the
-//!   selection policy (`fabricsim_routing::Selection`) and the escape-network deadlock check
-//!   (`cdg::find_escape_cycle`) are in place. Packets carry `zone` and `escaped`.
+//! * Routing algorithms: new `fabricsim_routing::Kind` variants that read the packet header
+//!   (`Header::zone`, `Header::escaped`) and mark candidates adaptive or escape, as the adaptive
+//!   and zone routings do. Packets carry `zone` and `escaped`.
 //! * Priority classes (collective, system traffic): `Message::class` ([`Api::send_prio`]);
-//!   arbitration honours it (tested in `tests/arbitration.rs`). Dedicated VCs per class: the
-//!   routing's VC choice, by class, in the header.
+//!   arbitration honours it (tested in `tests/arbitration.rs`), and with dedicated class VCs
+//!   (`fabricsim_routing::classes`, `NetworkParams::class_buffer_bytes`) a class travels apart
+//!   from normal traffic (tested in `tests/class_vcs.rs`).
 //! * Per-rank programs, collectives, trace replay: implementations of [`Workload`]
 //!   (`fabricsim-nic`), addressed by rank through a rank map
 //!   ([`Simulation::with_rank_map`]), with Puts, Gets answered by the target NIC, local and

@@ -53,10 +53,10 @@ pub(crate) fn forward(
 }
 
 impl<O: Observer> Core<O> {
-    /// Credit a packet of `size` wire bytes takes in a buffer of VC `vc` (see `Core::slot_vc0`).
+    /// Credit a packet of `size` wire bytes takes in a buffer of VC `vc` (see `Core::slots`).
     #[inline(always)]
     pub(crate) fn charge(&self, vc: u8, size: u32) -> u32 {
-        slot_charge(self.slot_vc0, vc, size)
+        slot_charge(self.slots, vc, size)
     }
 
     /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
@@ -83,12 +83,21 @@ impl<O: Observer> Core<O> {
     }
 }
 
-/// Credit a packet of `size` bytes takes in a VC-`vc` buffer when VC-0 buffers hold slots of
-/// `slot` bytes (0: none).
+/// Which VCs' buffers hold whole slots (see `Core::slots`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Slots {
+    /// Bytes per slot: the largest packet.
+    pub size: u32,
+    /// One bit per VC whose buffers hold slots (0: none).
+    pub vcs: u32,
+}
+
+/// Credit a packet of `size` bytes takes in a VC-`vc` buffer: a slot on a slotted VC, its
+/// size elsewhere.
 #[inline(always)]
-pub(crate) fn slot_charge(slot: u32, vc: u8, size: u32) -> u32 {
-    if slot != 0 && vc == 0 {
-        slot
+pub(crate) fn slot_charge(slots: Slots, vc: u8, size: u32) -> u32 {
+    if slots.vcs >> vc & 1 != 0 {
+        slots.size
     } else {
         size
     }

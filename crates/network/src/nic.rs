@@ -28,6 +28,9 @@ impl<O: Observer> Core<O> {
         let measured = now >= self.window_start && now < self.window_end;
         let bytes = bytes.max(1);
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
+        // A priority class travels on its class VC when the routers have them (the highest
+        // classes share the last one).
+        let route = if prio > 0 && self.class_vcs > 0 { fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1) } else { route };
         let m = self.messages.insert(Message {
             src,
             dst,
@@ -193,7 +196,8 @@ impl<O: Observer> Core<O> {
         let ps = tp + node * e_count + e;
         let msg = *self.messages.get(m);
         let dst = self.node(msg.dst);
-        let payload = (msg.bytes - msg.packetized).min(self.p.max_payload() as u64) as u32;
+        let cap = if msg.route & fabricsim_routing::classes::CLASS_VC != 0 { self.class_payload } else { self.p.max_payload() };
+        let payload = (msg.bytes - msg.packetized).min(cap as u64) as u32;
         let wire = self.p.format.wire(payload);
         // A paced flow holds its engine for its packets' wire size at the flow's rate.
         let busy_until = self.outs[ps as usize].busy_until.max(self.paced_until[qi]);
@@ -278,9 +282,9 @@ impl<O: Observer> Core<O> {
         let lat = self.timing.latency(channel::ENGINE);
         self.next_seq[node as usize] = seq.wrapping_add(1);
         // Lookahead routing (see `grant`): the first router's output, when the routing gives a
-        // single hop and no hint forces one.
+        // single hop for its header (no hint, routing selector 0).
         let (mut out, mut out_vc) = (NIL, 0);
-        if self.lookahead && msg.hint == NO_HINT {
+        if self.lookahead && msg.hint == NO_HINT && msg.route == 0 {
             let port = self.graph.attach[qi].0;
             if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, node, dst) {
                 (out, out_vc) = hop;

@@ -30,6 +30,9 @@ pub struct NetworkParams {
     pub vcs: u8,
     /// Input buffer per VC, bytes.
     pub buffer_bytes: u32,
+    /// Input buffer per dedicated class VC (`fabricsim_routing::Routing::with_class_vcs`), bytes;
+    /// `None`: `buffer_bytes`. Class messages are cut into packets that fit it.
+    pub class_buffer_bytes: Option<u32>,
     /// How payload becomes bytes on the wire.
     pub format: PacketFormat,
     /// Per-message cost at the sender before its first packet may leave (descriptor fetch and

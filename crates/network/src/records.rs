@@ -182,10 +182,10 @@ impl InputVc {
     }
 
     /// Credit the head's request needs downstream: what it is charged there (its size, or a
-    /// slot of `slot` bytes on VC 0, see `Core::slot_vc0`), plus `room` (the largest packet)
-    /// for a bubble hop, which must leave room for any packet after it.
+    /// slot on a slotted VC, see `Core::slots`), plus `room` (the largest packet) for a bubble
+    /// hop, which must leave room for any packet after it.
     #[inline(always)]
-    pub(crate) fn need(&self, room: u32, slot: u32) -> u32 {
+    pub(crate) fn need(&self, room: u32, slot: crate::link::Slots) -> u32 {
         crate::link::slot_charge(slot, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { room } else { 0 }
     }
 

@@ -79,7 +79,7 @@ impl<O: Observer> Core<O> {
         let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
-        let need = v.need(self.bubble_room, self.slot_vc0);
+        let need = v.need(self.bubble_room, self.slots);
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
@@ -170,7 +170,7 @@ impl<O: Observer> Core<O> {
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
             Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
-        let (selection, room, slot) = (self.p.selection, self.bubble_room, self.slot_vc0);
+        let (selection, room, slot) = (self.p.selection, self.bubble_room, self.slots);
         let mut best = (0u8, 0u32, self.cands.as_slice()[start]);
         let mut i = start;
         for k in 0..n {
@@ -205,7 +205,7 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slot_vc0) {
+                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slots) {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -217,7 +217,7 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
-        let (room, slot) = (self.bubble_room, self.slot_vc0);
+        let (room, slot) = (self.bubble_room, self.slots);
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
@@ -311,7 +311,7 @@ impl<O: Observer> Core<O> {
             graph,
             router_div,
             lookahead,
-            slot_vc0,
+            slots,
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -380,7 +380,7 @@ impl<O: Observer> Core<O> {
             }
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            let charge = link::slot_charge(*slot_vc0, out_vc, size);
+            let charge = link::slot_charge(*slots, out_vc, size);
             link::forward(vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
@@ -393,7 +393,7 @@ impl<O: Observer> Core<O> {
         self.vcq[q.index()].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
         // What the packet was charged in `q` (a slot, on a bubble VC 0).
-        let bytes = if self.slot_vc0 != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
+        let bytes = if self.slots.vcs != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
         self.return_credit(q, bytes, now, silent);
         self.after_release(out, q);
     }

@@ -2,6 +2,7 @@
 //! loop, measurement windows and correctness guards.
 
 use crate::channel::ChannelTiming;
+use crate::link;
 use crate::packet::{Message, Packet, PacketId, Slab, NIL};
 use crate::params::NetworkParams;
 use crate::records::{InputVc, InputVcId, OutPort, Stall};
@@ -272,11 +273,16 @@ pub struct Core<O = ()> {
     pub(crate) silent_credits: bool,
     /// The room a bubble hop needs beyond its own packet: the largest packet on the wire.
     pub(crate) bubble_room: u32,
-    /// With bubble flow control (which the routing uses on VC 0), every packet in a VC-0 buffer
-    /// is charged this many bytes of credit, the largest packet's size, whatever its own: the
-    /// buffer then holds whole slots, and the free space of a ring cannot fragment into pieces
-    /// too small for the packets waiting to move. 0: packets are charged their size.
-    pub(crate) slot_vc0: u32,
+    /// With bubble flow control (on the VCs the routing says, `Routing::bubble_vcs`), every
+    /// packet in such a VC's buffer is charged a slot, the largest packet's size, whatever its
+    /// own: the buffer then holds whole slots, and the free space of a ring cannot fragment into
+    /// pieces too small for the packets waiting to move. Other VCs charge packets their size.
+    pub(crate) slots: link::Slots,
+    /// Largest payload of a packet on a class VC (its buffer may be smaller than others).
+    pub(crate) class_payload: u32,
+    /// Dedicated class VCs (see `fabricsim_routing::classes`): messages of a priority class
+    /// above 0 travel on them when there are any.
+    pub(crate) class_vcs: u8,
     /// Whether output releases prefetch ahead (see [`crate::warm`]): only when the input VC
     /// records outgrow the second-level cache.
     pub(crate) warm_releases: bool,
@@ -430,16 +436,25 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     pub fn observed(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W, obs: O) -> Result<Self, SimError> {
         params.validate()?;
         let max = params.format.max_wire();
-        if routing.uses_bubbles() && params.buffer_bytes < 2 * max {
-            return Err(fabricsim_core::ConfigError::new(
-                "router.buffer",
-                format!(
-                    "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
-                    params.buffer_bytes
-                ),
-            )
-            .into());
+        let own = routing.own_vcs();
+        let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
+        // Bubble VCs: the routing's VC 0, or its class VCs.
+        let bubbles = routing.bubble_vcs();
+        for (field, bytes, on) in
+            [("router.buffer", params.buffer_bytes, bubbles & 1 != 0), ("router.class_buffer", class_buffer, bubbles >> own != 0)]
+        {
+            if on && bytes < 2 * max {
+                return Err(fabricsim_core::ConfigError::new(
+                    field,
+                    format!("{bytes}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring"),
+                )
+                .into());
+            }
         }
+        // Class messages are cut into packets that fit their VC's buffer.
+        let class_payload = params.format.largest_payload_within(class_buffer).ok_or_else(|| {
+            fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold a packet with a one-byte payload"))
+        })?;
         if graph.engines != params.engines {
             return Err(fabricsim_core::ConfigError::new(
                 "nic.injection_engines",
@@ -494,7 +509,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             let up = upstream[q / vcs as usize];
             if up != NIL {
                 v.up_class = outs[up as usize].class;
-                v.credits = params.buffer_bytes;
+                v.credits = if (q % vcs as usize) < own as usize { params.buffer_bytes } else { class_buffer };
             }
         }
         let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
@@ -550,7 +565,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             check_stop: true,
             silent_credits: true,
             bubble_room: params.format.max_wire(),
-            slot_vc0: if routing.uses_bubbles() { params.format.max_wire() } else { 0 },
+            class_payload,
+            class_vcs: routing.classes().map_or(0, |c| c.count()),
+            slots: link::Slots { size: params.format.max_wire(), vcs: routing.bubble_vcs() },
             lookahead: true,
             warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),

@@ -62,7 +62,7 @@ impl Workload for Converge {
 fn run(w: Converge, shuffle: Option<u64>) -> Vec<(Rank, Time)> {
     let t = Torus::new(vec![3, 3], Some(vec![false, false]), None).unwrap();
     let g = t.build_graph(1);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 1, 1).unwrap());
+    let r = Routing::from(DimensionOrder::new(t, None, 1, 1).unwrap());
     let p = NetworkParams { buffer_bytes: 1024, ..common::params(1) };
     let mut sim = Simulation::new(g, r, p, w).unwrap();
     if let Some(seed) = shuffle {

@@ -51,7 +51,7 @@ fn ring_sim(dateline: bool) -> Simulation<Flood> {
     // 2 engines and buffers of one packet per VC: the + channels fill up in a circle.
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let g = t.build_graph(2);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(dateline));
+    let r = Routing::from(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(dateline));
     let mut p = params(2);
     p.engines = 2;
     Simulation::new(g, r, p, Flood::new(8, 4, 16)).unwrap()
@@ -61,7 +61,7 @@ fn ring_sim(dateline: bool) -> Simulation<Flood> {
 fn ring8<W: Workload>(p: NetworkParams, w: W) -> Simulation<W> {
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let g = t.build_graph(p.engines);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
+    let r = Routing::from(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap());
     Simulation::new(g, r, p, w).unwrap()
 }
 
@@ -111,7 +111,7 @@ fn regression_a_deadlock_near_the_end_of_a_run_is_reported_not_passed_as_saturat
     // loop's sampled checks, so the check at the end of the run must catch it.
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let g = t.build_graph(2);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(false));
+    let r = Routing::from(DimensionOrder::new(t, None, 2, 2).unwrap().with_dateline(false));
     let mut p = params(2);
     p.engines = 2;
     let w = TickingFlood { flood: Flood::new(8, 4, 16), tick: Time::from_ns(100) };
@@ -142,7 +142,7 @@ fn buffer_smaller_than_a_packet_is_rejected() {
     p.buffer_bytes = 100;
     let t = Torus::new(vec![4], None, None).unwrap();
     let g = t.build_graph(1);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 1, 2).unwrap());
+    let r = Routing::from(DimensionOrder::new(t, None, 1, 2).unwrap());
     let Err(e) = Simulation::new(g, r, p, Flood::new(4, 1, 1)) else { panic!("accepted") };
     assert!(e.to_string().starts_with("router.buffer"), "{e}");
 }
@@ -173,7 +173,7 @@ fn routers_with_different_port_counts_simulate_like_the_uniform_graph() {
         let g = t.build_graph(2);
         let g = if spare { with_spare_port_on_router_0(&g) } else { g };
         assert_eq!(g.ports_of(fabricsim_core::RouterId(0)) != g.ports_of(fabricsim_core::RouterId(1)), spare);
-        let r = Routing::DimensionOrder(DimensionOrder::new(t, None, 2, 2).unwrap());
+        let r = Routing::from(DimensionOrder::new(t, None, 2, 2).unwrap());
         let mut p = params(2);
         p.engines = 2;
         let mut sim = Simulation::new(g, r, p, Flood::new(8, 3, 4)).unwrap();
@@ -254,7 +254,7 @@ fn lookahead_routing_and_prefetching_change_nothing() {
     let torus = |shape: Vec<u32>, wrap: Vec<bool>, p: &NetworkParams| {
         let t = Torus::new(shape, Some(wrap), None).unwrap();
         let g = t.build_graph(p.engines);
-        (g, Routing::DimensionOrder(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap()))
+        (g, Routing::from(DimensionOrder::new(t, None, p.engines, p.vcs).unwrap()))
     };
     let mut cases = 0;
     for (engines, vcs, shape, wrap) in
@@ -432,7 +432,7 @@ fn every_measured_packet_and_message_has_one_latency_record() {
 fn routing_and_network_disagreeing_on_vcs_or_engines_is_refused() {
     // Once accepted and then reported as a deadlock: the routing owns these counts.
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
-    let r = |engines, vcs| Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, engines, vcs).unwrap());
+    let r = |engines, vcs| Routing::from(DimensionOrder::new(t.clone(), None, engines, vcs).unwrap());
     let err = |g, r, p| match Simulation::new(g, r, p, Flood::new(8, 1, 1)) {
         Ok(_) => panic!("accepted"),
         Err(e) => e.to_string(),
@@ -455,7 +455,7 @@ fn one_vc_ring_sim_of(bubbles: bool, bytes: u64) -> Simulation<Flood> {
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let g = t.build_graph(2);
     let r = DimensionOrder::on_one_vc_with_bubbles(t, None, 2).unwrap();
-    let r = Routing::DimensionOrder(if bubbles { r } else { r.without_bubbles() });
+    let r = Routing::from(if bubbles { r } else { r.without_bubbles() });
     let mut p = params(1);
     p.engines = 2;
     p.buffer_bytes = 2 * p.format.max_wire();
@@ -489,7 +489,7 @@ fn bubble_flow_control_keeps_a_one_vc_ring_moving() {
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
     let (g, mut p) = (t.build_graph(2), params(1));
     p.engines = 2;
-    let r = Routing::DimensionOrder(DimensionOrder::on_one_vc_with_bubbles(t, None, 2).unwrap());
+    let r = Routing::from(DimensionOrder::on_one_vc_with_bubbles(t, None, 2).unwrap());
     let Err(e) = Simulation::new(g, r, p, Flood::new(8, 4, 16)) else { panic!("accepted") };
     assert!(e.to_string().starts_with("router.buffer") && e.to_string().contains("bubble"), "{e}");
 }

@@ -52,7 +52,7 @@ fn run(w: Recorder, tweak: impl Fn(&mut fabricsim_network::NetworkParams), ranks
     let mut p = common::params(2);
     p.buffer_bytes = 1024;
     tweak(&mut p);
-    let r = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
     let mut sim = Simulation::new(t.build_graph(1), r, p, w).unwrap();
     if let Some(map) = ranks {
         sim = sim.with_rank_map(map).unwrap();
@@ -140,7 +140,7 @@ fn ranks_sit_on_nodes_by_the_rank_map_and_timers_are_per_rank() {
     assert_eq!(r.wakes, vec![(Rank(3), Time::from_ns(5))]);
     // A rank on a node that does not exist is refused.
     let t = Torus::new(vec![8], Some(vec![true]), None).unwrap();
-    let routing = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let routing = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
     let sim = Simulation::new(t.build_graph(1), routing, common::params(2), Recorder::default()).unwrap();
     let e = sim.with_rank_map(vec![NodeId(0), NodeId(8)]).err().unwrap().to_string();
     assert!(e.starts_with("ranks") && e.contains("node 8"), "{e}");
@@ -174,7 +174,7 @@ fn get_data_leaving_one_target_together_is_dealt_in_an_order_of_its_own() {
     let go = |shuffle: Option<u64>| {
         let mut p = common::params(2);
         (p.engines, p.buffer_bytes, p.tx_overhead) = (2, 1024, Time::from_ns(30));
-        let r = Routing::DimensionOrder(DimensionOrder::new(t.clone(), None, 2, 2).unwrap());
+        let r = Routing::from(DimensionOrder::new(t.clone(), None, 2, 2).unwrap());
         let msgs =
             vec![Message::get(Rank(1), Rank(0), 700).tag(1), Message::get(Rank(7), Rank(0), 300).tag(2), Message::put(Rank(0), Rank(4), 900).tag(3)];
         let mut sim = Simulation::new(t.build_graph(2), r, p, Recorder { to: Rank(3), messages: msgs, ..Default::default() }).unwrap();

@@ -106,8 +106,9 @@ impl Adaptive {
     /// the one packets with `Header::zone == z` follow. Every zone list must name each axis of
     /// length two or more exactly once. `field` names the setting in errors.
     pub fn with_zones(mut self, table: &[Vec<Vec<String>>], field: &str) -> Result<Self, ConfigError> {
-        if table.len() >= DETERMINISTIC as usize {
-            return Err(ConfigError::new(field, format!("{} zone lists; at most {}", table.len(), DETERMINISTIC - 1)));
+        // Selector bits above the zone index mark deterministic and class-VC packets.
+        if table.len() > crate::classes::CLASS_INDEX as usize {
+            return Err(ConfigError::new(field, format!("{} zone lists; at most {}", table.len(), crate::classes::CLASS_INDEX)));
         }
         let t = &self.torus;
         let needed: u32 = (0..t.dims()).filter(|&a| t.shape()[a] >= 2).fold(0, |m, a| m | 1 << a);
@@ -155,6 +156,10 @@ impl Adaptive {
     }
     pub fn torus(&self) -> &Torus {
         &self.torus
+    }
+    /// The escape sub-network's dimension order (axis indices).
+    pub fn order(&self) -> &[usize] {
+        self.escape_routing.order()
     }
 
     /// Candidates for a packet with header `hdr` that entered `router` on local port `in_port`,

@@ -7,23 +7,26 @@
 //! [`Selection`] policy picks one. Deterministic routings return one port (possibly with several
 //! equivalent VCs), every hop an escape hop: the whole network is their escape sub-network.
 //! Adaptive routings ([`adaptive`]; BG/Q dynamic and zone routing) add adaptive candidates and
-//! slot in as new [`Routing`] variants without touching the router; a packet that takes an
+//! slot in as new [`Kind`] variants without touching the router; a packet that takes an
 //! escape hop of an adaptive routing stays on the escape sub-network (`Header::escaped`).
 //!
 //! A routing owns its VC and engine counts ([`Routing::vcs`], [`Routing::engines`]); the
 //! network refuses a simulation whose parameters disagree. [`cdg::find_escape_cycle`] checks
 //! the escape sub-network for deadlock as escape-channel theory requires.
 //!
-//! [`Routing`] is a closed enum so the per-hop call is a `match`, not a virtual call.
+//! [`Kind`] is a closed enum so the per-hop call is a `match`, not a virtual call. A [`Routing`]
+//! is a `Kind` plus, optionally, dedicated VCs for priority classes ([`classes`]).
 
 pub mod adaptive;
 pub mod cdg;
+pub mod classes;
 pub mod dimension_order;
 pub mod fat_tree_updown;
 pub mod path;
 pub mod selection;
 
 pub use adaptive::Adaptive;
+pub use classes::ClassVcs;
 pub use dimension_order::DimensionOrder;
 pub use fat_tree_updown::UpDown;
 pub use selection::Selection;
@@ -110,6 +113,13 @@ impl Candidates {
     pub fn len(&self) -> usize {
         self.len as usize
     }
+    /// Move every hop so far `by` VCs up (a routing built for VC 0 placed on a later VC).
+    #[inline]
+    pub fn shift_vcs(&mut self, by: u8) {
+        for h in &mut self.hops[..self.len as usize] {
+            h.vc += by;
+        }
+    }
     /// Push `port` with every VC in `vcs` (escape hops).
     #[inline]
     pub fn push_vcs(&mut self, port: u32, vcs: std::ops::Range<u8>) {
@@ -126,12 +136,61 @@ impl Candidates {
     }
 }
 
-/// All routing algorithms, as a closed set.
+/// The routing algorithms, as a closed set.
 #[derive(Debug, Clone)]
-pub enum Routing {
+pub enum Kind {
     DimensionOrder(DimensionOrder),
     Adaptive(Adaptive),
     UpDown(UpDown),
+}
+
+impl Kind {
+    #[inline]
+    fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
+        match self {
+            Kind::DimensionOrder(r) => r.route(router, in_port, in_vc, hdr, out),
+            Kind::Adaptive(r) => r.route(router, in_port, in_vc, hdr, out),
+            Kind::UpDown(r) => r.route(router, hdr, out),
+        }
+    }
+    fn vcs(&self) -> u8 {
+        match self {
+            Kind::DimensionOrder(r) => r.vcs(),
+            Kind::Adaptive(r) => r.vcs(),
+            Kind::UpDown(r) => r.vcs(),
+        }
+    }
+    fn uses_bubbles(&self) -> bool {
+        match self {
+            Kind::DimensionOrder(r) => r.uses_bubbles(),
+            Kind::Adaptive(r) => r.uses_bubbles(),
+            Kind::UpDown(_) => false,
+        }
+    }
+}
+
+/// A routing: one algorithm for normal traffic on the first [`Routing::own_vcs`] VCs, and
+/// optionally dedicated VCs for priority classes after them ([`classes`]).
+#[derive(Debug, Clone)]
+pub struct Routing {
+    kind: Kind,
+    classes: Option<Box<ClassVcs>>,
+}
+
+impl From<DimensionOrder> for Routing {
+    fn from(r: DimensionOrder) -> Self {
+        Routing { kind: Kind::DimensionOrder(r), classes: None }
+    }
+}
+impl From<Adaptive> for Routing {
+    fn from(r: Adaptive) -> Self {
+        Routing { kind: Kind::Adaptive(r), classes: None }
+    }
+}
+impl From<UpDown> for Routing {
+    fn from(r: UpDown) -> Self {
+        Routing { kind: Kind::UpDown(r), classes: None }
+    }
 }
 
 /// What the scenario asked for, before it is checked against a topology.
@@ -159,16 +218,14 @@ impl Routing {
             return Err(ConfigError::new("router.vcs", format!("{vcs} must be between 1 and 8")));
         }
         match (spec, topo) {
-            (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => {
-                Ok(Routing::DimensionOrder(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?))
-            }
+            (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => Ok(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?.into()),
             (RoutingSpec::Adaptive { order, escape, zones }, Topology::Torus(t)) => {
-                Ok(Routing::Adaptive(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?.with_zones(zones, "routing.zones")?))
+                Ok(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?.with_zones(zones, "routing.zones")?.into())
             }
             (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
             }
-            (RoutingSpec::FatTreeUpDown { up }, Topology::FatTree(f)) => Ok(Routing::UpDown(UpDown::new(f.clone(), vcs).with_up_port(*up))),
+            (RoutingSpec::FatTreeUpDown { up }, Topology::FatTree(f)) => Ok(UpDown::new(f.clone(), vcs).with_up_port(*up).into()),
             // (A fat-tree NIC has one engine per rail: the tree knows it.)
             (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => {
                 Err(ConfigError::new("routing.type", "'dimension_order' does not fit a fat_tree topology (use 'up_down')"))
@@ -179,15 +236,44 @@ impl Routing {
         }
     }
 
+    /// Add `count` dedicated class VCs after the routing's own (see [`classes`]); 0: none.
+    /// Refused (naming `router.class_vcs`) beyond 4 or beyond 8 VCs in all.
+    pub fn with_class_vcs(mut self, topo: &Topology, count: u8) -> Result<Routing, ConfigError> {
+        if count == 0 {
+            self.classes = None;
+            return Ok(self);
+        }
+        let own = self.own_vcs();
+        if count > 4 || own + count > 8 {
+            return Err(ConfigError::new("router.class_vcs", format!("{count}: at most 4, and at most 8 VCs in all with router.vcs = {own}")));
+        }
+        let order: Vec<usize> = match &self.kind {
+            Kind::DimensionOrder(r) => r.order().to_vec(),
+            Kind::Adaptive(r) => r.order().to_vec(),
+            Kind::UpDown(_) => Vec::new(),
+        };
+        self.classes = Some(Box::new(ClassVcs::new(topo, &order, self.engines(), own, count)?));
+        Ok(self)
+    }
+
+    /// The algorithm for normal traffic.
+    pub fn kind(&self) -> &Kind {
+        &self.kind
+    }
+
+    /// The dedicated class VCs, if any.
+    pub fn classes(&self) -> Option<&ClassVcs> {
+        self.classes.as_deref()
+    }
+
     /// Permitted next hops for a packet with header `hdr` that entered `router` on local port
     /// `in_port` and VC `in_vc`.
     #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
         out.clear();
-        match self {
-            Routing::DimensionOrder(r) => r.route(router, in_port, in_vc, hdr, out),
-            Routing::Adaptive(r) => r.route(router, in_port, in_vc, hdr, out),
-            Routing::UpDown(r) => r.route(router, hdr, out),
+        match &self.classes {
+            Some(c) if hdr.zone & classes::CLASS_VC != 0 => c.route(router, in_port, hdr, out),
+            _ => self.kind.route(router, in_port, in_vc, hdr, out),
         }
     }
 
@@ -197,64 +283,77 @@ impl Routing {
     /// `None`: call `route`.
     #[inline]
     pub fn route_single(&self, router: RouterId, in_port: u32, in_vc: u8, src: NodeId, dst: NodeId) -> Option<Hop> {
-        match self {
-            Routing::DimensionOrder(r) => r.route_single(router, in_port, in_vc, src, dst),
-            Routing::Adaptive(_) | Routing::UpDown(_) => None,
+        match &self.kind {
+            Kind::DimensionOrder(r) => r.route_single(router, in_port, in_vc, src, dst),
+            Kind::Adaptive(_) | Kind::UpDown(_) => None,
         }
     }
 
     /// VCs a packet with routing selector `zone` (`Header::zone`) may enter its first router on
-    /// (from its NIC): the NIC chooses among them by the selection policy. Every VC (the input
-    /// VC of an injection port constrains no routing here), except for deterministic packets of
-    /// an adaptive routing.
+    /// (from its NIC): the NIC chooses among them by the selection policy. Every VC of the
+    /// routing's own (the input VC of an injection port constrains no routing here), except for
+    /// deterministic packets of an adaptive routing and packets on a class VC.
     #[inline]
     pub fn injection_vcs(&self, zone: u8) -> std::ops::Range<u8> {
-        match self {
+        match (&self.kind, &self.classes) {
+            (_, Some(c)) if zone & classes::CLASS_VC != 0 => {
+                let vc = c.vc(zone);
+                vc..vc + 1
+            }
             // Deterministic packets of an adaptive routing enter on the first escape VC (one
             // queue: they stay in order).
-            Routing::Adaptive(_) if zone & adaptive::DETERMINISTIC != 0 => 0..1,
-            _ => 0..self.vcs(),
+            (Kind::Adaptive(_), _) if zone & adaptive::DETERMINISTIC != 0 => 0..1,
+            _ => 0..self.own_vcs(),
         }
     }
 
-    /// VCs per port the routing was built for (the network must have as many).
+    /// VCs per port the routing was built for, class VCs included (the network must have as many).
     pub fn vcs(&self) -> u8 {
-        match self {
-            Routing::DimensionOrder(r) => r.vcs(),
-            Routing::Adaptive(r) => r.vcs(),
-            Routing::UpDown(r) => r.vcs(),
-        }
+        self.own_vcs() + self.classes.as_ref().map_or(0, |c| c.count())
+    }
+
+    /// VCs of the routing's own algorithm (the first ones of each port).
+    pub fn own_vcs(&self) -> u8 {
+        self.kind.vcs()
     }
 
     /// Injection/reception engines per node the routing was built for.
     pub fn engines(&self) -> u32 {
-        match self {
-            Routing::DimensionOrder(r) => r.engines(),
-            Routing::Adaptive(r) => r.engines(),
-            Routing::UpDown(r) => r.tree().rails(),
+        match &self.kind {
+            Kind::DimensionOrder(r) => r.engines(),
+            Kind::Adaptive(r) => r.engines(),
+            Kind::UpDown(r) => r.tree().rails(),
         }
     }
 
     /// Whether some hops rely on bubble flow control (buffers must then hold two packets).
     pub fn uses_bubbles(&self) -> bool {
-        match self {
-            Routing::DimensionOrder(r) => r.uses_bubbles(),
-            Routing::Adaptive(r) => r.uses_bubbles(),
-            Routing::UpDown(_) => false,
-        }
+        self.bubble_vcs() != 0
+    }
+
+    /// The VCs on which some hops rely on bubble flow control, one bit per VC: every packet in
+    /// their buffers is charged a full slot (see the network's credit accounting).
+    pub fn bubble_vcs(&self) -> u32 {
+        // The bubble VC of a deterministic or adaptive routing is its VC 0.
+        let own = self.kind.uses_bubbles() as u32;
+        let class = match &self.classes {
+            Some(c) if c.uses_bubbles() => ((1u32 << c.count()) - 1) << c.first(),
+            _ => 0,
+        };
+        own | class
     }
 
     /// Whether it offers adaptive hops (besides its escape sub-network).
     pub fn is_adaptive(&self) -> bool {
-        matches!(self, Routing::Adaptive(_))
+        matches!(self.kind, Kind::Adaptive(_))
     }
 
     /// Scenario name of this routing.
     pub fn name(&self) -> &'static str {
-        match self {
-            Routing::DimensionOrder(_) => "dimension_order",
-            Routing::Adaptive(_) => "adaptive",
-            Routing::UpDown(_) => "up_down",
+        match self.kind {
+            Kind::DimensionOrder(_) => "dimension_order",
+            Kind::Adaptive(_) => "adaptive",
+            Kind::UpDown(_) => "up_down",
         }
     }
 }

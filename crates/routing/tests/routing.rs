@@ -62,7 +62,7 @@ fn the_escape_check_finds_the_ring_cycle_without_dateline_too() {
     let t = torus(vec![8], vec![true]);
     let g = t.build_graph(2);
     let Topology::Torus(tt) = &t else { unreachable!() };
-    let without = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 2, 2).unwrap().with_dateline(false));
+    let without = Routing::from(DimensionOrder::new(tt.clone(), None, 2, 2).unwrap().with_dateline(false));
     assert!(cdg::find_escape_cycle(&g, &without, &all_pairs(8)).is_some());
     assert!(!without.is_adaptive());
 }
@@ -102,9 +102,9 @@ fn cdg_checker_finds_the_ring_cycle_without_dateline() {
     let t = torus(vec![8], vec![true]);
     let Topology::Torus(tt) = &t else { unreachable!() };
     let g = t.build_graph(1);
-    let with = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap());
+    let with = Routing::from(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap());
     assert_eq!(cdg::find_cycle(&g, &with, &all_pairs(8)), None);
-    let without = Routing::DimensionOrder(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap().with_dateline(false));
+    let without = Routing::from(DimensionOrder::new(tt.clone(), None, 1, 2).unwrap().with_dateline(false));
     let cycle = cdg::find_cycle(&g, &without, &all_pairs(8)).expect("ring without dateline must have a cycle");
     assert!(cycle.len() >= 2);
 }
@@ -178,7 +178,7 @@ fn dor_fast_paths_agree_with_the_general_route() {
             let t = Torus::new(shape.clone(), Some(wrap.clone()), None).unwrap();
             let packed = DimensionOrder::new(t.clone(), None, engines, vcs).unwrap();
             let rows = packed.clone().without_packed_coordinates();
-            let (packed, rows) = (Routing::DimensionOrder(packed), Routing::DimensionOrder(rows));
+            let (packed, rows) = (Routing::from(packed), Routing::from(rows));
             let (mut a, mut b) = (Candidates::default(), Candidates::default());
             let ports = t.net_ports() + engines;
             let step = (t.nodes() / 40).max(1) as usize; // sample routers on the long ring
@@ -256,7 +256,7 @@ proptest! {
         prop_assume!(shape.iter().product::<u32>() >= 2);
         let t = torus(shape.clone(), wraps[..shape.len()].to_vec());
         let r = adaptive(&t, vcs);
-        let Routing::Adaptive(a) = &r else { unreachable!() };
+        let fabricsim_routing::Kind::Adaptive(a) = r.kind() else { unreachable!() };
         let g = t.build_graph(2);
         let mut cands = Candidates::default();
         let mut rng = seed;

@@ -19,6 +19,7 @@ pub fn params(vcs: u8) -> NetworkParams {
         engines: 1,
         vcs,
         buffer_bytes: 256,
+        class_buffer_bytes: None,
         format: fabricsim_network::PacketFormat::simple(256, 0),
         tx_overhead: Time::ZERO,
         software_overhead: Time::ZERO,
