@@ -311,6 +311,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                     println!("links optical              {}", k.links_optical);
                     println!("optical link fraction      {:.4}", k.optical_link_fraction);
                 }
+                for l in &info.link_latencies {
+                    println!("link latency {:>10.1} ns  {} links", l.latency_ns, l.links);
+                }
                 if let Some(why) = &info.not_built {
                     println!("not built: {why}");
                     println!("(the figures above come from the shape alone; the rest of the scenario was not checked)");

@@ -17,11 +17,21 @@ pub struct InfoReport {
     pub packet_efficiency: f64,
     #[serde(flatten)]
     pub link_kinds: Option<packaging::LinkKinds>,
+    /// Network links by latency (one entry per distinct latency, ascending): what the
+    /// packaging makes of them. Empty when the scenario was not built.
+    pub link_latencies: Vec<LinkLatency>,
     /// Estimated memory to simulate the scenario, bytes.
     pub memory_estimate_bytes: u64,
     /// Why the scenario was not built (too large for the memory limit): the figures above are
     /// then computed from the shape alone and the rest of the scenario is not checked.
     pub not_built: Option<String>,
+}
+
+/// Links (counted once, both directions alike) of one latency.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct LinkLatency {
+    pub latency_ns: f64,
+    pub links: u64,
 }
 
 /// Describe the scenario: build and check it when it fits in memory, else analyse its shape.
@@ -48,6 +58,7 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
                 analysis,
                 packet_efficiency: packet_format(s)?.efficiency(),
                 link_kinds: None,
+                link_latencies: Vec::new(),
                 memory_estimate_bytes: crate::memory::footprint(s)?.bytes,
                 not_built: Some(refusal.to_string()),
             })
@@ -66,6 +77,7 @@ impl Plan {
             analysis: self.analysis(),
             packet_efficiency: self.params.format.efficiency(),
             link_kinds,
+            link_latencies: self.link_latencies().into_iter().map(|(latency_ns, ports)| LinkLatency { latency_ns, links: ports / 2 }).collect(),
             memory_estimate_bytes: crate::memory::footprint(&self.scenario).map(|f| f.bytes).unwrap_or(0),
             not_built: None,
         }

@@ -79,6 +79,9 @@ impl Plan {
                 _ => return Err(ConfigError::new("packaging.block", "applies to torus/mesh topologies only").into()),
             }
         }
+        if let (Some(floor), Topology::Torus(t)) = (floor(s, &topology)?, &topology) {
+            floor.check(t, s.packaging.block.as_deref().unwrap_or(&floor.rack))?;
+        }
         let direct = matches!(topology, Topology::Torus(_));
         let n = &s.nic;
         for (field, v, ok) in [("nic.cmg", &n.cmg, ["near", "far"]), ("nic.source", &n.source, ["host", "gpu"])] {
@@ -102,6 +105,7 @@ impl Plan {
             link_bandwidth,
             link_latency,
             optical_latency: s.packaging.optical_latency,
+            cable_delay: s.packaging.cable_delay,
             router_delay: s.router.delay,
             terminal_bandwidth: s.nic.bandwidth.unwrap_or(link_bandwidth),
             terminal_latency: if direct { Time::ZERO } else { link_latency },
@@ -162,13 +166,43 @@ impl Plan {
         analysis::analyze(&self.topology, self.params.engines, self.params.link_bandwidth)
     }
 
-    /// The port graph, with optical links marked when the scenario gives a packaging block.
+    /// The port graph, with optical links marked when the scenario gives a packaging block,
+    /// and their cable lengths when it gives a floor layout (a rack).
     pub fn build_graph(&self) -> PortGraph {
         let mut g = self.topology.build_graph(self.params.engines);
-        if let (Some(block), Topology::Torus(t)) = (&self.scenario.packaging.block, &self.topology) {
-            g.optical = packaging::optical_ports(t, &g, block);
+        if let Topology::Torus(t) = &self.topology {
+            let floor = floor(&self.scenario, &self.topology).ok().flatten();
+            // Without a block, the rack is the package.
+            let block = self.scenario.packaging.block.as_ref().or(floor.as_ref().map(|f| &f.rack));
+            if let Some(block) = block {
+                g.optical = packaging::optical_ports(t, &g, block);
+                if let Some(f) = &floor {
+                    g.cable_m = packaging::cable_metres(t, &g, block, f);
+                }
+            }
         }
         g
+    }
+
+    /// Latency of every network link (each direction), ns, with the number of links of each:
+    /// what packaging gives them (board links, optical links, cables by length).
+    pub fn link_latencies(&self) -> Vec<(f64, u64)> {
+        let g = self.build_graph();
+        let p = &self.params;
+        let optical = p.optical_latency.unwrap_or(p.link_latency).ps();
+        let mut counts: std::collections::BTreeMap<u64, u64> = Default::default();
+        for port in 0..g.total_ports() as usize {
+            if g.kind[port] != fabricsim_topology::PortKind::Network {
+                continue;
+            }
+            let ps = match (g.cable_m.get(port), g.optical.get(port)) {
+                (Some(&m), _) if m > 0.0 => optical + (m as f64 * p.cable_delay.ps() as f64).round() as u64,
+                (_, Some(true)) => optical,
+                _ => p.link_latency.ps(),
+            };
+            *counts.entry(ps).or_default() += 1;
+        }
+        counts.into_iter().map(|(ps, n)| (ps as f64 / 1000.0, n)).collect()
     }
 
     /// Injection bandwidth of one node, bytes per second.
@@ -280,4 +314,23 @@ pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
 /// A buffer size from the scenario as a byte count the network takes (`field` names it).
 fn buffer_bytes(field: &str, b: Bytes) -> Result<u32, ConfigError> {
     u32::try_from(b.get()).ok().filter(|b| *b <= u32::MAX / 2).ok_or_else(|| ConfigError::new(field, format!("{b} is too large")))
+}
+
+/// The scenario's floor layout (`packaging.rack` and the keys beside it), if it gives one.
+fn floor(s: &Scenario, topology: &Topology) -> Result<Option<packaging::Floor>, ConfigError> {
+    let p = &s.packaging;
+    let Some(rack) = &p.rack else { return Ok(None) };
+    let Topology::Torus(t) = topology else {
+        return Err(ConfigError::new("packaging.rack", "applies to torus/mesh topologies only"));
+    };
+    let racks: u64 = t.shape().iter().zip(rack).map(|(&k, &r)| k.div_ceil(r.max(1)) as u64).product();
+    let per_row = p.racks_per_row.unwrap_or_else(|| (racks as f64).sqrt().ceil() as u32);
+    Ok(Some(packaging::Floor {
+        rack: rack.clone(),
+        racks_per_row: per_row,
+        rack_pitch_m: p.rack_pitch_m,
+        row_pitch_m: p.row_pitch_m,
+        slack_m: p.cable_slack_m,
+        folded: p.folded,
+    }))
 }

@@ -304,12 +304,48 @@ impl Default for PacketSpec {
 
 /// Physical packaging of a torus: links inside one `block` of the shape are electrical, links
 /// between blocks optical (TofuD: half rack (2,2,4,2,3,2); Tofu2: chassis (1,1,3,2,1,2)).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+/// With `rack`, the blocks sit in racks on a machine-room floor and each link between blocks
+/// is a cable whose length follows the layout (`fabricsim_topology::packaging::Floor`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PackagingSpec {
     pub block: Option<Vec<u32>>,
-    /// Latency of optical links (default: `topology.link_latency`).
+    /// Fixed latency of optical links, transceivers and SerDes (default: `topology.link_latency`).
     pub optical_latency: Option<Time>,
+    /// Nodes per rack along each axis (a multiple of `block`). Unset: no floor layout, every
+    /// optical link alike.
+    pub rack: Option<Vec<u32>>,
+    /// Racks per row on the floor. Unset: a square room (the square root of the rack count,
+    /// rounded up).
+    pub racks_per_row: Option<u32>,
+    /// Distance between neighbouring racks in a row, metres. Default 0.8.
+    pub rack_pitch_m: f64,
+    /// Distance between rows, metres. Default 2.4.
+    pub row_pitch_m: f64,
+    /// Cable run inside the two racks (to and from the floor or the overhead tray), metres.
+    /// Default 2.
+    pub cable_slack_m: f64,
+    /// Propagation delay per metre of cable. Default 5ns (light in fibre or copper twinax).
+    pub cable_delay: Time,
+    /// Lay each axis of racks out folded (0, n-1, 1, n-2, ...), so ring neighbours stand
+    /// close. Default false.
+    pub folded: bool,
+}
+
+impl Default for PackagingSpec {
+    fn default() -> Self {
+        PackagingSpec {
+            block: None,
+            optical_latency: None,
+            rack: None,
+            racks_per_row: None,
+            rack_pitch_m: 0.8,
+            row_pitch_m: 2.4,
+            cable_slack_m: 2.0,
+            cable_delay: Time::from_ns(5),
+            folded: false,
+        }
+    }
 }
 
 /// `[routing]`, chosen by `type`: `"dimension_order"` (the default on tori and meshes),
@@ -707,6 +743,8 @@ pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
     ("packet.max_payload", "\"1920B\"", "largest payload per packet; unset: packet size minus header"),
     ("packaging.block", "[2, 2, 2]", "nodes per package along each axis (links leaving one are optical); unset: all links alike"),
     ("packaging.optical_latency", "\"50ns\"", "latency of optical links; unset: the link latency"),
+    ("packaging.rack", "[2, 2, 8]", "nodes per rack along each axis: links between blocks become cables laid out on the floor; unset: no layout"),
+    ("packaging.racks_per_row", "24", "racks per row on the floor; unset: a square room"),
     ("sim.warmup", "\"5us\"", "warm-up before the window; unset: a quarter of sim.duration"),
     ("sim.drain", "\"80us\"", "longest drain after the window; unset: 4 x sim.duration"),
     ("sim.tie_seed", "7", "seed of the shuffled event order; unset: sim.seed"),

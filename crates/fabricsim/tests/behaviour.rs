@@ -762,3 +762,35 @@ fn rail_choice_stripes_a_stream_or_keeps_it_on_one_rail() {
     assert!(pair < 5.01 && pair > 4.5, "{pair}");
     assert!(rr > 1.9 * pair && short > 1.9 * pair, "round robin {rr}, shortest queue {short}, pair {pair}");
 }
+
+#[test]
+fn cables_laid_out_on_the_floor_add_their_length_to_zero_load_latency() {
+    // 8x8x8 torus in racks of 2x2x8 nodes, four racks to a row. From (0,0,0) to (3,0,0) the
+    // packet crosses one cable (racks 0 and 1 of a row: 2 m of slack + 0.8 m) and two board
+    // links; to (0,3,0) one cable across a row (2 m + 2.4 m).
+    let one_way = |dst: [u32; 3], floor: bool| {
+        let dst = format!("workload.dst=[{},{},{}]", dst[0], dst[1], dst[2]);
+        let mut sets = vec!["workload.type=pingpong", "workload.src=[0,0,0]", &dst];
+        if floor {
+            sets.extend(["packaging.rack=[2,2,8]", "packaging.racks_per_row=4", "packaging.optical_latency=\"50ns\""]);
+        }
+        Plan::new(&with(&sets)).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap()
+    };
+    let board = torus(&mut Scenario::default()).link_latency.as_ns_f64();
+    for (dst, metres) in [([3, 0, 0], 2.8), ([0, 3, 0], 4.4)] {
+        let extra = one_way(dst, true) - one_way(dst, false);
+        let want = 50.0 + metres * 5.0 - board;
+        assert!((extra - want).abs() < 1e-6, "to {dst:?}: {extra} ns more, want {want}");
+    }
+    // `info` lists the links by latency: board links, and cables of three lengths.
+    let mut s = Scenario::default();
+    s.apply_overrides(&["topology.shape=[8,8,8]", "packaging.rack=[2,2,8]", "packaging.racks_per_row=4"].map(String::from)).unwrap();
+    let info = fabricsim::info(&s).unwrap();
+    let links: u64 = info.link_latencies.iter().map(|l| l.links).sum();
+    assert_eq!(links, 3 * 512);
+    assert_eq!(info.link_latencies.len(), 4, "{:?}", info.link_latencies);
+    // A rack that splits a block is refused by name.
+    s.apply_overrides(&["packaging.block=[4,4,8]".to_string()]).unwrap();
+    let e = Plan::new(&s).err().unwrap().to_string();
+    assert!(e.starts_with("packaging.rack"), "{e}");
+}

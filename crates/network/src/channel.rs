@@ -17,14 +17,16 @@ pub(crate) const TERMINAL: u8 = 2;
 pub(crate) const ENGINE: u8 = 3;
 /// An unconnected port (never used).
 pub(crate) const NONE: u8 = 4;
-const CLASSES: usize = 5;
-/// Per-class tables have a power-of-two length, indexed by the class masked to it: a lookup
-/// then needs no bounds check (entries past [`CLASSES`] are never used).
-const TABLE: usize = 8;
+/// First class of network links with a latency of their own (cables of different lengths,
+/// see `fabricsim_topology::packaging`): one class per distinct latency, up to the table's end.
+const CABLES: usize = 5;
+/// Per-class tables have 256 entries, indexed by the class (a `u8`): a lookup needs no bounds
+/// check. Only the classes in use are ever read.
+const TABLE: usize = 256;
 
 #[inline]
 fn slot(class: u8) -> usize {
-    class as usize & (TABLE - 1)
+    class as usize
 }
 
 #[derive(Debug, Clone)]
@@ -36,6 +38,9 @@ pub(crate) struct ChannelTiming {
     bandwidth: [Bandwidth; TABLE],
     /// Last (bytes, serialisation ps) per class.
     ser_cache: [(u32, u64); TABLE],
+    /// Classes in use: cable classes are `CABLES..cables`.
+    cables: usize,
+    link_bandwidth: Bandwidth,
 }
 
 impl ChannelTiming {
@@ -43,24 +48,44 @@ impl ChannelTiming {
         let link = p.link_latency.ps();
         let optical = p.optical_latency.map_or(link, |t| t.ps());
         let term = p.terminal_latency.ps();
-        let pad = |v: [u64; CLASSES]| std::array::from_fn(|i| v.get(i).copied().unwrap_or(0));
+        let fixed = [link, optical, term, p.nic_latency.ps() + term, 0];
+        let credit = [link, optical, term, term, 0];
         let bw = p.terminal_bandwidth;
+        let mut bandwidth = [bw; TABLE];
+        (bandwidth[NETWORK as usize], bandwidth[OPTICAL as usize]) = (p.link_bandwidth, p.link_bandwidth);
         ChannelTiming {
-            latency: pad([link, optical, term, p.nic_latency.ps() + term, 0]),
-            credit_latency: pad([link, optical, term, term, 0]),
-            bandwidth: [p.link_bandwidth, p.link_bandwidth, bw, bw, bw, bw, bw, bw],
+            latency: std::array::from_fn(|i| fixed.get(i).copied().unwrap_or(0)),
+            credit_latency: std::array::from_fn(|i| credit.get(i).copied().unwrap_or(0)),
+            bandwidth,
             ser_cache: [(u32::MAX, 0); TABLE],
+            cables: CABLES,
+            link_bandwidth: p.link_bandwidth,
         }
     }
 
-    /// Class of router port `port`.
-    pub(crate) fn of_port(graph: &PortGraph, port: usize, has_optical_latency: bool) -> u8 {
-        match graph.kind[port] {
-            PortKind::Network if has_optical_latency && graph.optical.get(port).copied().unwrap_or(false) => OPTICAL,
+    /// Class of router port `port`: a cable of its own length (`graph.cable_m`) gets the class
+    /// of its latency, the optical latency plus `cable_delay` per metre (a new class for a new
+    /// latency); `None` when there are more distinct latencies than classes.
+    pub(crate) fn of_port(&mut self, graph: &PortGraph, port: usize, p: &NetworkParams) -> Option<u8> {
+        Some(match graph.kind[port] {
+            PortKind::Network if graph.cable_m.get(port).is_some_and(|&m| m > 0.0) => {
+                let ps = self.latency[OPTICAL as usize] + (graph.cable_m[port] as f64 * p.cable_delay.ps() as f64).round() as u64;
+                match (CABLES..self.cables).find(|&c| self.latency[c] == ps) {
+                    Some(c) => c as u8,
+                    None if self.cables < TABLE => {
+                        let c = self.cables;
+                        (self.latency[c], self.credit_latency[c], self.bandwidth[c]) = (ps, ps, self.link_bandwidth);
+                        self.cables += 1;
+                        c as u8
+                    }
+                    None => return None,
+                }
+            }
+            PortKind::Network if p.optical_latency.is_some() && graph.optical.get(port).copied().unwrap_or(false) => OPTICAL,
             PortKind::Network => NETWORK,
             PortKind::Terminal => TERMINAL,
             PortKind::Unconnected => NONE,
-        }
+        })
     }
 
     #[inline]

@@ -28,6 +28,9 @@ pub struct NetworkParams {
     pub engines: u32,
     /// Virtual channels per port.
     pub vcs: u8,
+    /// Propagation delay per metre of cable (links the port graph gives a length,
+    /// `PortGraph::cable_m`), on top of `optical_latency`.
+    pub cable_delay: Time,
     /// Input buffer per VC, bytes.
     pub buffer_bytes: u32,
     /// Input buffer per dedicated class VC (`fabricsim_routing::Routing::with_class_vcs`), bytes;

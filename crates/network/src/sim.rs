@@ -492,8 +492,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let mut outs = vec![OutPort::default(); tp + pseudo];
         let mut upstream = vec![NIL; tp];
         let mut vcq = vec![InputVc::default(); tp * vcs as usize];
+        let mut timing = ChannelTiming::new(&params);
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
-            o.class = ChannelTiming::of_port(&graph, p, params.optical_latency.is_some());
+            o.class = timing.of_port(&graph, p, &params).ok_or_else(|| {
+                fabricsim_core::ConfigError::new("packaging", "more than 250 distinct cable latencies; round the floor layout's lengths")
+            })?;
             o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
             o.peer = graph.peer[p];
             if graph.kind[p] == PortKind::Network {
@@ -591,7 +594,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 peak_messages: 0,
             },
             queue: EventQueue::with_lanes(lane::COUNT),
-            timing: ChannelTiming::new(&params),
+            timing,
             vcs,
             vcs_div: FastDiv::new(vcs),
             engines_div: FastDiv::new(graph.engines.max(1)),

@@ -18,6 +18,7 @@ pub fn params(vcs: u8) -> NetworkParams {
         nic_latency: Time::from_ns(100),
         engines: 1,
         vcs,
+        cable_delay: Time::ZERO,
         buffer_bytes: 256,
         class_buffer_bytes: None,
         format: fabricsim_network::PacketFormat::simple(256, 0),
