@@ -127,6 +127,7 @@ impl Plan {
             watchdog: s.sim.watchdog,
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
+            shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
         };
         params.validate()?;
         let ports = match &topology {

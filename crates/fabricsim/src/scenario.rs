@@ -167,11 +167,25 @@ pub struct RouterSpec {
     /// Input buffer per class VC (class messages are cut into packets that fit it). Default:
     /// `buffer`.
     pub class_buffer: Option<Bytes>,
+    /// `"per_vc"` (default): parallel switching, one crossbar input per VC, so the VCs of one
+    /// input port may send to different outputs at once (Dawning 5000's k crossbars of N x N;
+    /// BG/Q's several paths per receiver); `"shared"`: one crossbar input per port, shared by
+    /// its VCs (one packet at a time).
+    pub crossbar: Crossbar,
+}
+
+/// `router.crossbar`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Crossbar {
+    #[default]
+    PerVc,
+    Shared,
 }
 
 impl Default for RouterSpec {
     fn default() -> Self {
-        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None }
+        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None, crossbar: Crossbar::PerVc }
     }
 }
 

@@ -794,3 +794,31 @@ fn cables_laid_out_on_the_floor_add_their_length_to_zero_load_latency() {
     let e = Plan::new(&s).err().unwrap().to_string();
     assert!(e.starts_with("packaging.rack"), "{e}");
 }
+
+#[test]
+fn a_shared_crossbar_costs_a_switch_throughput_only_with_several_vcs() {
+    // One 16-port switch under saturating uniform traffic. With one VC per port the two
+    // crossbars are the same switch: identical runs. With four, a shared crossbar input sends
+    // one packet at a time where one per VC lets a port feed several outputs at once.
+    let accepted = |crossbar: &str, vcs: &str| {
+        let s = with(&[
+            "topology.type=fat_tree",
+            "topology.radix=16",
+            "topology.levels=1",
+            "workload.type=uniform_random",
+            "workload.packet_size=512B",
+            "workload.load=1.0",
+            "router.buffer=2KiB",
+            "sim.duration=10us",
+            &format!("router.crossbar={crossbar}"),
+            &format!("router.vcs={vcs}"),
+        ]);
+        Plan::new(&s).unwrap().run().unwrap().accepted_throughput.fraction_of_injection
+    };
+    assert_eq!(accepted("shared", "1"), accepted("per_vc", "1"));
+    let (shared, per_vc) = (accepted("shared", "4"), accepted("per_vc", "4"));
+    assert!(shared < per_vc - 0.02, "shared {shared}, per VC {per_vc}");
+    assert!(shared > accepted("per_vc", "1") + 0.1, "several VCs still help a shared crossbar: {shared}");
+    let e = Scenario::from_toml_str("[router]\ncrossbar = \"banyan\"").err().unwrap().to_string();
+    assert!(e.contains("router.crossbar") || e.contains("crossbar"), "{e}");
+}

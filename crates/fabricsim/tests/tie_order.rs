@@ -94,6 +94,10 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
         ),
         ("uniform, 4 engines, random selection", &[("nic.injection_engines", "4"), ("routing.selection", "random"), ("sim.duration", "2us")]),
         (
+            "saturated uniform, shared crossbar, 4 VCs",
+            &[("workload.load", "0.9"), ("router.crossbar", "\"shared\""), ("router.vcs", "4"), ("sim.duration", "2us")],
+        ),
+        (
             "hot region on a mesh",
             &[("workload.type", "\"hot_region\""), ("topology.wrap", "[false,false,false]"), ("workload.load", "0.5"), ("sim.duration", "2us")],
         ),

@@ -69,6 +69,10 @@ pub struct NetworkParams {
     /// Which engine (on a multi-rail fat-tree: which rail) a message without a chosen engine
     /// goes to.
     pub engine_choice: EngineChoice,
+    /// One crossbar input per router port, shared by its VCs (a port sends one packet at a
+    /// time), instead of one per VC (parallel switching: each VC of a port may send to a
+    /// different output at once).
+    pub shared_crossbar: bool,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).

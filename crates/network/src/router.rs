@@ -83,7 +83,14 @@ impl<O: Observer> Core<O> {
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
-        if alone && !o.requested() && o.busy_until <= now && !self.due && !self.queue.instant_pending() && self.credit(out, vc) >= need {
+        if alone
+            && !o.requested()
+            && o.busy_until <= now
+            && !self.due
+            && !self.queue.instant_pending()
+            && self.credit(out, vc) >= need
+            && self.input_free(q, now)
+        {
             // What the phase would do (see `request`).
             self.grant(out, bit, q);
             return;
@@ -205,7 +212,9 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slots) {
+                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slots)
+                    && self.input_free(InputVcId(qbase + bit), self.queue.now().ps())
+                {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -230,6 +239,9 @@ impl<O: Observer> Core<O> {
             m &= m - 1;
             let bit = (k + start) % 128;
             let p = self.vcq[(qbase + bit) as usize];
+            if !self.input_free(InputVcId(qbase + bit), now) {
+                continue; // its port's crossbar input is busy: it asks again when that frees
+            }
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
@@ -254,6 +266,9 @@ impl<O: Observer> Core<O> {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
                     let v = self.vcq[(qbase + bit) as usize];
+                    if !self.input_free(InputVcId(qbase + bit), now) {
+                        continue; // waits for its crossbar input, not for credit
+                    }
                     if v.flags & ADAPTIVE != 0 {
                         self.choose_again(out, bit, InputVcId(qbase + bit));
                     } else {
@@ -312,6 +327,8 @@ impl<O: Observer> Core<O> {
             router_div,
             lookahead,
             slots,
+            in_busy,
+            vcs_div,
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -334,6 +351,7 @@ impl<O: Observer> Core<O> {
         let class = o.class;
         let size = p.wire_bytes;
         let mut finish = (now + timing.serialization(class, size)).max(p.tail);
+        let shared = !in_busy.is_empty();
         let terminal = class == channel::TERMINAL;
         // `uncached` first: it is nearly always false, so the branch predicts well, where
         // `terminal` (one grant in every few) does not.
@@ -341,6 +359,10 @@ impl<O: Observer> Core<O> {
             // Uncached data is written to main memory: the node's memory paces reception.
             let bw = params.memory_bandwidth.expect("uncached implies a memory limit");
             finish = finish.max(reserve_memory(mem_free, bw, now, p.dst, p.payload, true));
+        }
+        if shared {
+            // The port's crossbar input carries this packet until its tail has left.
+            in_busy[vcs_div.div(q.0) as usize] = finish;
         }
         o.bytes += size as u64;
         o.packets += 1;
@@ -395,7 +417,34 @@ impl<O: Observer> Core<O> {
         // What the packet was charged in `q` (a slot, on a bubble VC 0).
         let bytes = if self.slots.vcs != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
         self.return_credit(q, bytes, now, silent);
+        if !self.in_busy.is_empty() {
+            self.crossbar_input_freed(q);
+        }
         self.after_release(out, q);
+    }
+
+    /// With a shared crossbar: whether input VC `q`'s port has its crossbar input free `now`.
+    #[inline(always)]
+    fn input_free(&self, q: InputVcId, now: u64) -> bool {
+        self.in_busy.is_empty() || self.in_busy[self.vcs_div.div(q.0) as usize] <= now
+    }
+
+    /// The crossbar input of input VC `q`'s port has freed: the outputs that the port's other
+    /// VCs' heads request arbitrate again (they were passed over while it was busy).
+    #[inline(never)]
+    fn crossbar_input_freed(&mut self, q: InputVcId) {
+        let (port, _) = self.vcs_div.div_rem(q.0);
+        for vc in 0..self.vcs {
+            let other = port * self.vcs + vc;
+            let v = &self.vcq[other as usize];
+            if other == q.0 || v.head == PacketId::NIL || v.busy() {
+                continue;
+            }
+            let out = self.packets.get(v.head).out;
+            if out != NIL && self.outs[out as usize].requests() >> (other - self.outs[out as usize].qbase) & 1 != 0 {
+                self.post_arbitration(out);
+            }
+        }
     }
 
     /// After input VC `q` released output `out`: the VC's next packet may request, and the

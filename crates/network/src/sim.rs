@@ -185,6 +185,9 @@ pub struct Core<O = ()> {
     /// One bit per sender: whether its request mask is non-empty (a dense copy of `req != 0`,
     /// so a transmission's end can skip arbitration without loading the record).
     pub(crate) requested: Vec<u64>,
+    /// With a shared crossbar (`NetworkParams::shared_crossbar`), when each router port's
+    /// crossbar input frees (its packet under way has left); empty otherwise.
+    pub(crate) in_busy: Vec<u64>,
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
     /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
@@ -518,11 +521,13 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
         let stall = vec![Stall::default(); outs.len()];
         let requested = vec![0; outs.len().div_ceil(64)];
+        let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
         let nodes = graph.nodes as usize;
         let core = Core {
             obs,
             outs,
             requested,
+            in_busy,
             stall,
             upstream,
             vcq,

@@ -33,5 +33,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         watchdog: Time::from_us(5),
         selection: Default::default(),
         engine_choice: Default::default(),
+        shared_crossbar: false,
     }
 }
