@@ -18,29 +18,31 @@ pub(crate) const ENGINE: u8 = 3;
 /// An unconnected port (never used).
 pub(crate) const NONE: u8 = 4;
 /// First class of network links with a latency of their own (cables of different lengths,
-/// see `fabricsim_topology::packaging`): one class per distinct latency, up to the table's end.
-const CABLES: usize = 5;
-/// Per-class tables have 256 entries, indexed by the class (a `u8`): a lookup needs no bounds
-/// check. Only the classes in use are ever read.
-const TABLE: usize = 256;
+/// see `fabricsim_topology::packaging`): one class per distinct latency, up to class 255. They
+/// send at the link bandwidth; their latencies sit in a table of their own, so the fixed
+/// classes' tables stay small.
+const CABLES: u8 = 5;
+/// The fixed classes' tables have a power-of-two length, indexed by the class masked to it: a
+/// lookup then needs no bounds check (entries past [`CABLES`] are never used).
+const TABLE: usize = 8;
 
 #[inline]
 fn slot(class: u8) -> usize {
-    class as usize
+    class as usize & (TABLE - 1)
 }
 
 #[derive(Debug, Clone)]
 pub(crate) struct ChannelTiming {
     /// Time from a packet's head leaving the sender to arriving at the receiver, ps.
     latency: [u64; TABLE],
-    /// Time for credits to travel back to the sender, ps.
-    credit_latency: [u64; TABLE],
+    /// Time for credits to travel back to the sender, ps, for every class (cables included:
+    /// a credit return has no other record at hand to read it from).
+    credit_latency: Box<[u64; 256]>,
     bandwidth: [Bandwidth; TABLE],
     /// Last (bytes, serialisation ps) per class.
     ser_cache: [(u32, u64); TABLE],
-    /// Classes in use: cable classes are `CABLES..cables`.
-    cables: usize,
-    link_bandwidth: Bandwidth,
+    /// Latency (each way: credits travel back the same cable) of cable class `CABLES + i`.
+    cables: Vec<u64>,
 }
 
 impl ChannelTiming {
@@ -55,11 +57,10 @@ impl ChannelTiming {
         (bandwidth[NETWORK as usize], bandwidth[OPTICAL as usize]) = (p.link_bandwidth, p.link_bandwidth);
         ChannelTiming {
             latency: std::array::from_fn(|i| fixed.get(i).copied().unwrap_or(0)),
-            credit_latency: std::array::from_fn(|i| credit.get(i).copied().unwrap_or(0)),
+            credit_latency: Box::new(std::array::from_fn(|i| credit.get(i).copied().unwrap_or(0))),
             bandwidth,
             ser_cache: [(u32::MAX, 0); TABLE],
-            cables: CABLES,
-            link_bandwidth: p.link_bandwidth,
+            cables: Vec::new(),
         }
     }
 
@@ -70,13 +71,13 @@ impl ChannelTiming {
         Some(match graph.kind[port] {
             PortKind::Network if graph.cable_m.get(port).is_some_and(|&m| m > 0.0) => {
                 let ps = self.latency[OPTICAL as usize] + (graph.cable_m[port] as f64 * p.cable_delay.ps() as f64).round() as u64;
-                match (CABLES..self.cables).find(|&c| self.latency[c] == ps) {
-                    Some(c) => c as u8,
-                    None if self.cables < TABLE => {
-                        let c = self.cables;
-                        (self.latency[c], self.credit_latency[c], self.bandwidth[c]) = (ps, ps, self.link_bandwidth);
-                        self.cables += 1;
-                        c as u8
+                match self.cables.iter().position(|&l| l == ps) {
+                    Some(i) => CABLES + i as u8,
+                    None if self.cables.len() < (256 - CABLES as usize) => {
+                        self.cables.push(ps);
+                        let c = CABLES + (self.cables.len() - 1) as u8;
+                        self.credit_latency[c as usize] = ps;
+                        c
                     }
                     None => return None,
                 }
@@ -90,20 +91,30 @@ impl ChannelTiming {
 
     #[inline]
     pub(crate) fn latency(&self, class: u8) -> u64 {
-        self.latency[slot(class)]
+        if class < CABLES {
+            self.latency[slot(class)]
+        } else {
+            self.cable(class)
+        }
     }
 
     #[inline]
     pub(crate) fn credit_latency(&self, class: u8) -> u64 {
-        self.credit_latency[slot(class)]
+        self.credit_latency[class as usize]
     }
 
-    /// Time to send `bytes` on a channel of `class`.
+    #[inline(never)]
+    fn cable(&self, class: u8) -> u64 {
+        self.cables[(class - CABLES) as usize]
+    }
+
+    /// Time to send `bytes` on a channel of `class` (a cable: at the link bandwidth).
     #[inline]
     pub(crate) fn serialization(&mut self, class: u8, bytes: u32) -> u64 {
-        let c = &mut self.ser_cache[slot(class)];
+        let k = if class < CABLES { slot(class) } else { NETWORK as usize };
+        let c = &mut self.ser_cache[k];
         if c.0 != bytes {
-            *c = (bytes, self.bandwidth[slot(class)].serialization(bytes as u64).ps());
+            *c = (bytes, self.bandwidth[k].serialization(bytes as u64).ps());
         }
         c.1
     }

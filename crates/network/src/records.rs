@@ -56,6 +56,9 @@ pub(crate) struct OutPort {
     pub class: u8,
     /// Stalled for credits since [`Stall::since`].
     pub stalled: bool,
+    /// Latency of its channel (head leaving to head arriving), ps: its class's, kept here
+    /// because the grant has this record at hand (cables differ link by link).
+    pub latency: u32,
 }
 
 const _: () = assert!(std::mem::size_of::<OutPort>() == 64);
@@ -99,7 +102,19 @@ impl OutPort {
 
 impl Default for OutPort {
     fn default() -> Self {
-        OutPort { req: [0; 2], busy_until: 0, bytes: 0, packets: 0, busy_ps: 0, qbase: 0, peer: NIL, rr: 0, class: channel::ENGINE, stalled: false }
+        OutPort {
+            req: [0; 2],
+            busy_until: 0,
+            bytes: 0,
+            packets: 0,
+            busy_ps: 0,
+            qbase: 0,
+            peer: NIL,
+            rr: 0,
+            class: channel::ENGINE,
+            stalled: false,
+            latency: 0,
+        }
     }
 }
 

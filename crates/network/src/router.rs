@@ -377,7 +377,7 @@ impl<O: Observer> Core<O> {
         let back_to_back = o.busy_until == now;
         o.busy_until = finish;
         outcome.packet_hops += 1;
-        let lat = timing.latency(class);
+        let lat = o.latency as u64;
         // Progress runs until this transmission (and the head's next step) ends: a long step is
         // not a deadlock.
         if terminal {

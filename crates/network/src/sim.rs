@@ -500,6 +500,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             o.class = timing.of_port(&graph, p, &params).ok_or_else(|| {
                 fabricsim_core::ConfigError::new("packaging", "more than 250 distinct cable latencies; round the floor layout's lengths")
             })?;
+            o.latency = u32::try_from(timing.latency(o.class))
+                .map_err(|_| fabricsim_core::ConfigError::new("topology.link_latency", "a link's latency exceeds the 4.29 ms a link may have"))?;
             o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
             o.peer = graph.peer[p];
             if graph.kind[p] == PortKind::Network {
