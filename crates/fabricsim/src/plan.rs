@@ -72,7 +72,8 @@ impl Plan {
             }
             (RoutingSpec::UpDown(_), _) => return Err(ConfigError::new("routing.type", "'up_down' needs a fat_tree topology").into()),
         };
-        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?.with_class_vcs(&topology, s.router.class_vcs)?;
+        let routing =
+            Routing::build(&rspec, &topology, engines, s.router.vcs)?.with_queues(s.router.queues)?.with_class_vcs(&topology, s.router.class_vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
                 Topology::Torus(t) => packaging::check_block(t, block)?,
@@ -112,7 +113,7 @@ impl Plan {
             terminal_router_delay: if direct { Time::ZERO } else { s.router.delay },
             nic_latency: s.nic.latency,
             engines,
-            vcs: s.router.total_vcs(),
+            vcs: routing.vcs(),
             buffer_bytes: buffer_bytes("router.buffer", s.router.buffer)?,
             class_buffer_bytes: s.router.class_buffer.map(|b| buffer_bytes("router.class_buffer", b)).transpose()?,
             format,
@@ -134,10 +135,10 @@ impl Plan {
             Topology::Torus(t) => t.net_ports() + engines,
             Topology::FatTree(f) => f.radix(),
         };
-        if ports * s.router.total_vcs() as u32 > 128 {
+        if ports * routing.vcs() as u32 > 128 {
             return Err(ConfigError::new(
                 "router.vcs",
-                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", s.router.total_vcs()),
+                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", routing.vcs()),
             )
             .into());
         }

@@ -172,6 +172,10 @@ pub struct RouterSpec {
     /// BG/Q's several paths per receiver); `"shared"`: one crossbar input per port, shared by
     /// its VCs (one packet at a time).
     pub crossbar: Crossbar,
+    /// Queues per dynamic VC of adaptive routing (virtual output queuing, as Blue Gene/Q): each
+    /// a `queues`-th of the VC's buffer, and an arriving packet takes the one with most room.
+    /// Default 1.
+    pub queues: u8,
 }
 
 /// `router.crossbar`.
@@ -185,14 +189,15 @@ pub enum Crossbar {
 
 impl Default for RouterSpec {
     fn default() -> Self {
-        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None, crossbar: Crossbar::PerVc }
+        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None, crossbar: Crossbar::PerVc, queues: 1 }
     }
 }
 
 impl RouterSpec {
-    /// VCs per port in all: the routing's and the class VCs.
+    /// VCs per port in all, at most: the routing's (each dynamic one counted as its queues;
+    /// escape VCs are counted as dynamic here) and the class VCs.
     pub fn total_vcs(&self) -> u8 {
-        self.vcs.saturating_add(self.class_vcs)
+        self.vcs.saturating_mul(self.queues.max(1)).saturating_add(self.class_vcs)
     }
 }
 

@@ -661,6 +661,8 @@ fn adaptive_routing_survives_saturation_without_deadlock_and_loses_nothing() {
     for escape in [["routing.escape=dateline", "router.vcs=3"], ["routing.escape=bubble", "router.vcs=2"]] {
         saturate_adaptive(&escape);
     }
+    // Virtual output queues: the dynamic VC split in three.
+    saturate_adaptive(&["routing.escape=bubble", "router.vcs=2", "router.queues=3", "router.buffer=6KiB"]);
 }
 
 fn saturate_adaptive(escape: &[&str]) {
@@ -821,4 +823,41 @@ fn a_shared_crossbar_costs_a_switch_throughput_only_with_several_vcs() {
     assert!(shared > accepted("per_vc", "1") + 0.1, "several VCs still help a shared crossbar: {shared}");
     let e = Scenario::from_toml_str("[router]\ncrossbar = \"banyan\"").err().unwrap().to_string();
     assert!(e.contains("router.crossbar") || e.contains("crossbar"), "{e}");
+}
+
+#[test]
+fn virtual_output_queues_relieve_head_of_line_blocking_within_the_same_buffer() {
+    // A 128-node Blue Gene/Q (4x4x2x2x2) all-to-all: adaptive zone routing over a bubble escape
+    // VC and one dynamic VC, whose 4 KiB hold one queue or three (an arriving packet takes the
+    // emptiest). Each queue holds two packets: a packet waiting for a busy output no longer
+    // blocks the ones behind it for other outputs.
+    let run = |queues: &str| {
+        let s = with(&[
+            "machine.preset=bgq",
+            "topology.shape=[4,4,2,2,2]",
+            &format!("router.queues={queues}"),
+            "workload.type=all_to_all",
+            "workload.message_size=4KB",
+            "workload.schedule=random",
+        ]);
+        Plan::new(&s).unwrap().run().unwrap()
+    };
+    let (one, three) = (run("1"), run("3"));
+    assert_eq!(one.packets_delivered, three.packets_delivered);
+    let (f1, f3) = (one.fraction_of_peak.unwrap(), three.fraction_of_peak.unwrap());
+    assert!(f3 > f1 + 0.03, "three queues {f3}, one {f1}");
+    // Queues split dynamic VCs only, and each must hold a packet.
+    let err = |sets: &[&str]| Plan::new(&with(sets)).and_then(|p| p.run()).err().unwrap().to_string();
+    assert!(err(&["router.queues=2"]).starts_with("router.queues"), "dimension order has no dynamic VC");
+    assert!(err(&["routing.type=adaptive", "router.vcs=4", "router.queues=4"]).starts_with("router.queues"), "2 + 2 x 4 VCs");
+    let e = err(&[
+        "routing.type=adaptive",
+        "router.vcs=3",
+        "router.queues=3",
+        "router.buffer=1KiB",
+        "workload.type=pingpong",
+        "workload.src=[0,0,0]",
+        "workload.dst=[1,0,0]",
+    ]);
+    assert!(e.starts_with("router.queues"), "{e}");
 }

@@ -454,6 +454,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 .into());
             }
         }
+        let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
+        if params.buffer_bytes / share < max {
+            return Err(fabricsim_core::ConfigError::new(
+                "router.queues",
+                format!("{share} queues of {}B each cannot hold one {max}B packet", params.buffer_bytes / share),
+            )
+            .into());
+        }
         // Class messages are cut into packets that fit their VC's buffer.
         let class_payload = params.format.largest_payload_within(class_buffer).ok_or_else(|| {
             fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold a packet with a one-byte payload"))
@@ -517,7 +525,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             let up = upstream[q / vcs as usize];
             if up != NIL {
                 v.up_class = outs[up as usize].class;
-                v.credits = if (q % vcs as usize) < own as usize { params.buffer_bytes } else { class_buffer };
+                let vc = (q % vcs as usize) as u8;
+                v.credits = if vc < own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { class_buffer };
             }
         }
         let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();

@@ -58,6 +58,8 @@ pub struct Adaptive {
     escape: u8,
     bubble: bool,
     vcs: u8,
+    /// Queues per dynamic VC (see [`Adaptive::with_queues`]).
+    queues: u8,
     engines: u32,
     /// Per axis: length, whether it wraps, its + and - ports.
     axes: Vec<Axis>,
@@ -99,7 +101,31 @@ impl Adaptive {
         let axes = (0..torus.dims())
             .map(|a| Axis { len: torus.shape()[a], wrap: torus.wrap()[a], plus: torus.port_for(a, 1), minus: torus.port_for(a, -1) })
             .collect();
-        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, engines, axes, zones: Vec::new() })
+        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, queues: 1, engines, axes, zones: Vec::new() })
+    }
+
+    /// Give every dynamic VC `k` queues (Blue Gene/Q's virtual output queuing): each a buffer of
+    /// its own, a `k`-th of the VC's, so packets for different outputs wait in different queues
+    /// and do not block each other; an arriving packet takes the queue the selection policy
+    /// prefers (by default the one with most room, that is the fewest packets). The queues
+    /// are VCs `escape_vcs()..vcs()` to the network; the escape VCs keep one queue, so
+    /// deterministic packets stay in order. Refused (naming `router.queues`) for 0 or beyond 8
+    /// VCs in all.
+    pub fn with_queues(mut self, k: u8) -> Result<Self, ConfigError> {
+        let dynamic = (self.vcs - self.escape) as u32 * k as u32;
+        if k == 0 || self.escape as u32 + dynamic > 8 {
+            return Err(ConfigError::new(
+                "router.queues",
+                format!("{k}: between 1 and 8 queues in all ({} escape VCs + {} dynamic VCs x {k})", self.escape, self.vcs - self.escape),
+            ));
+        }
+        (self.vcs, self.queues) = (self.escape + dynamic as u8, k);
+        Ok(self)
+    }
+
+    /// Queues per dynamic VC.
+    pub fn queues(&self) -> u8 {
+        self.queues
     }
 
     /// Use `table` as the zone table: entry `z` (a list of zones, each a list of axis names) is

@@ -256,6 +256,34 @@ impl Routing {
         Ok(self)
     }
 
+    /// Give each dynamic VC of an adaptive routing `k` queues (see [`Adaptive::with_queues`]);
+    /// 1: none. Refused for other routings, naming `router.queues`. Call before
+    /// [`with_class_vcs`](Self::with_class_vcs).
+    pub fn with_queues(mut self, k: u8) -> Result<Routing, ConfigError> {
+        if k == 1 {
+            return Ok(self);
+        }
+        self.kind = match self.kind {
+            Kind::Adaptive(a) => Kind::Adaptive(a.with_queues(k)?),
+            _ => {
+                return Err(ConfigError::new(
+                    "router.queues",
+                    format!("{k}: queues split the dynamic VCs of routing.type = \"adaptive\"; this routing has none"),
+                ))
+            }
+        };
+        Ok(self)
+    }
+
+    /// The buffer share of VC `vc`: 1, or `k` for the `k` queues of a dynamic VC (each holds a
+    /// `k`-th of the VC's buffer).
+    pub fn buffer_share(&self, vc: u8) -> u8 {
+        match &self.kind {
+            Kind::Adaptive(a) if vc >= a.escape_vcs() && vc < a.vcs() => a.queues(),
+            _ => 1,
+        }
+    }
+
     /// The algorithm for normal traffic.
     pub fn kind(&self) -> &Kind {
         &self.kind
