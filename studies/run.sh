@@ -22,39 +22,70 @@ a2a() { # file routing-label sizes... ; settings come from $routing
 }
 {
   echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
-  routing="--set routing.type=dimension_order --set router.vcs=3" a2a alltoall-bgq.toml dimension_order 1KB 4KB 16KB
-  routing="--set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive 1KB 4KB 16KB
-  routing="" a2a alltoall-bgq.toml zones_abcd_e 1KB 4KB 16KB
-  routing="--set routing.zones=[[\"A\",\"B\"],[\"C\",\"D\"],[\"E\"]]" a2a alltoall-bgq.toml zones_ab_cd_e 1KB 4KB 16KB
+  sizes="1KB 4KB 16KB 64KB"
+  routing="--set routing.type=dimension_order --set router.vcs=3 --set router.queues=1" a2a alltoall-bgq.toml dimension_order $sizes
+  routing="--set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive $sizes
+  routing="--set router.queues=1" a2a alltoall-bgq.toml zones_abcd_e_one_queue $sizes
+  routing="" a2a alltoall-bgq.toml zones_abcd_e $sizes
+  routing="--set routing.zones=[[\"A\",\"B\"],[\"C\",\"D\"],[\"E\"]]" a2a alltoall-bgq.toml zones_ab_cd_e $sizes
 } > "$out/alltoall-bgq.csv"
 # The same on an asymmetric 4D torus, 8x4x4x4 (the proportions of 16x8x8x8 at 512 nodes),
 # with and without a zone for the long axis first.
 {
   echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
   shape="--set topology.shape=[8,4,4,4,1]"
-  routing="$shape --set routing.type=dimension_order --set router.vcs=3" a2a alltoall-bgq.toml dimension_order 1KB 4KB 16KB
-  routing="$shape --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive 1KB 4KB 16KB
-  routing="$shape --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 1KB 4KB 16KB
+  routing="$shape --set routing.type=dimension_order --set router.vcs=3 --set router.queues=1" a2a alltoall-bgq.toml dimension_order $sizes
+  routing="$shape --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive $sizes
+  routing="$shape --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd $sizes
+  routing="$shape --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]] --set router.queues=1" a2a alltoall-bgq.toml zones_a_bcd_one_queue $sizes
 } > "$out/alltoall-8x4x4x4.csv"
 {
   echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
-  routing="--set routing.type=dimension_order" a2a alltoall-torus3d.toml dimension_order 1KB 4KB 16KB
-  routing="--set routing.type=adaptive" a2a alltoall-torus3d.toml adaptive 1KB 4KB 16KB
-  routing="--set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 1KB 4KB 16KB
+  routing="--set routing.type=dimension_order" a2a alltoall-torus3d.toml dimension_order $sizes
+  routing="--set routing.type=adaptive" a2a alltoall-torus3d.toml adaptive $sizes
+  routing="--set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues $sizes
+  routing="--set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 $sizes
 } > "$out/alltoall-torus3d.csv"
 
-# Saturation of a 16-port switch: VCs x buffer (in 512 B packets).
+# Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.
+saturation() {
+  local file=$1 loads=$2; shift 2
+  line=$("$fs" sweep "$here/$file" "$@" --loads "$loads" 2>/dev/null | tail -1)
+  sat=$(sed -E 's/.*offered load ([0-9.]+).*/\1/;t;s/.*/-/' <<<"$line")
+  peak=$(sed -E 's/.*peak accepted ([0-9.]+).*/\1/' <<<"$line")
+  echo "$sat,$peak"
+}
+# Saturation of a 16-port switch: VCs x buffer (in packets), traffic pattern, packet size,
+# crossbar.
 {
-  echo "vcs,buffer_packets,saturation_load,peak_accepted"
-  for vcs in 1 2 3 4; do
-    for pk in 1 2 4 8; do
-      line=$("$fs" sweep "$here/switch16.toml" --set router.vcs=$vcs --set router.buffer=$((pk * 512))B --loads 0.3:1.0:0.05 2>/dev/null | tail -1)
-      sat=$(sed -E 's/.*offered load ([0-9.]+).*/\1/;t;s/.*/-/' <<<"$line")
-      peak=$(sed -E 's/.*peak accepted ([0-9.]+).*/\1/' <<<"$line")
-      echo "$vcs,$pk,$sat,$peak"
+  echo "pattern,packet_bytes,crossbar,vcs,buffer_packets,saturation_load,peak_accepted"
+  for pattern in uniform_random hot_region sphere; do
+    for size in 128 512 1024; do
+      for xbar in per_vc shared; do
+        for vcs in 1 2 3 4; do
+          for pk in 1 2 4 8; do
+            # The full grid for uniform 512 B packets; elsewhere 4-packet buffers only.
+            if [[ $pattern != uniform_random || $size != 512 ]] && [[ $pk != 4 ]]; then continue; fi
+            if [[ $xbar == shared && $pk != 4 ]]; then continue; fi
+            echo "$pattern,$size,$xbar,$vcs,$pk,$(saturation switch16.toml 0.1:1.0:0.05 --set workload.type=$pattern \
+              --set workload.packet_size=${size}B --set router.crossbar=$xbar --set router.vcs=$vcs --set router.buffer=$((pk * size))B)"
+          done
+        done
+      done
     done
   done
 } > "$out/switch16.csv"
+# The 1,024-node Dawning 5000 fat-tree (4 rails of 16-port switches, 1 KB packets): VCs and
+# buffer per VC under uniform, hot-region and sphere traffic.
+{
+  echo "pattern,vcs,buffer_packets,saturation_load,peak_accepted"
+  for pattern in uniform_random hot_region sphere; do
+    for vp in "1 4" "2 4" "3 4" "4 4" "3 1" "3 2" "3 8"; do
+      set -- $vp
+      echo "$pattern,$1,$2,$(saturation dawning1024.toml 0.1:1.0:0.1 --set workload.type=$pattern --set router.vcs=$1 --set router.buffer=$(($2 * 1024))B)"
+    done
+  done
+} > "$out/dawning1024.csv"
 
 # Latency-load curves and saturation of each routing on the 8x8x8 torus.
 for r in "dimension_order 2" "dimension_order 4" "dimension_order 8" "adaptive 3" "adaptive 4" "adaptive 8" "bubble 2" "bubble 4"; do

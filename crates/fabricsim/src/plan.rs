@@ -138,7 +138,10 @@ impl Plan {
         if ports * routing.vcs() as u32 > 128 {
             return Err(ConfigError::new(
                 "router.vcs",
-                format!("{} VCs x {ports} ports per router exceeds the 128 input VCs a router supports", routing.vcs()),
+                format!(
+                    "{} VCs (router.vcs, with router.queues and router.class_vcs) x {ports} ports per router exceeds the 128 input VCs a router supports",
+                    routing.vcs()
+                ),
             )
             .into());
         }

@@ -30,7 +30,13 @@ impl<O: Observer> Core<O> {
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
         // A priority class travels on its class VC when the routers have them (the highest
         // classes share the last one).
-        let route = if prio > 0 && self.class_vcs > 0 { fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1) } else { route };
+        // It keeps the deterministic bit: class messages, deterministic too, keep to their pair's
+        // engine (see `deal`).
+        let route = if prio > 0 && self.class_vcs > 0 {
+            fabricsim_nic::ROUTE_DETERMINISTIC | fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1)
+        } else {
+            route & !fabricsim_routing::classes::CLASS_VC
+        };
         let m = self.messages.insert(Message {
             src,
             dst,
@@ -143,12 +149,33 @@ impl<O: Observer> Core<O> {
         let qi = base + e as usize;
         self.engine_queued[qi] += 1;
         let t = self.nic_tail[qi];
+        let prio = self.messages.get(m).prio;
         if t == NIL {
             self.nic_head[qi] = m;
+        } else if prio > self.messages.get(t).prio {
+            return self.queue_ahead(qi, m, prio);
         } else {
             self.messages.get_mut(t).next = m;
         }
         self.nic_tail[qi] = m;
+    }
+
+    /// Queue message `m` of class `prio` on engine queue `qi` ahead of every message of a lower
+    /// class, behind those of its class and above: the engine picks its next packet by class,
+    /// as Blue Gene/Q's message unit arbitrates descriptors per packet (system, high priority,
+    /// normal). A message under way resumes after it.
+    #[inline(never)]
+    fn queue_ahead(&mut self, qi: usize, m: u32, prio: u8) {
+        let (mut prev, mut cur) = (NIL, self.nic_head[qi]);
+        while cur != NIL && self.messages.get(cur).prio >= prio {
+            (prev, cur) = (cur, self.messages.get(cur).next);
+        }
+        self.messages.get_mut(m).next = cur;
+        if prev == NIL {
+            self.nic_head[qi] = m;
+        } else {
+            self.messages.get_mut(prev).next = m;
+        }
     }
 
     /// End of the instant: deal the messages that reached NICs, by node, then posts before Get

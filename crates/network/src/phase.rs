@@ -28,7 +28,9 @@
 //! Posted outputs and nodes are handled in ascending id order, so the phase itself does not
 //! depend on the order in which they were posted (grants at different outputs are independent,
 //! except for a node's memory, which ejection ports of one node share: the order by id decides
-//! there). The result: a run's outcome does not depend on how same-instant events are ordered,
+//! there; and for a shared crossbar, where the VCs of one input port compete for it: the input
+//! ranks them as an output ranks its requesters, by class then round-robin, and outputs that
+//! passed a request over for it arbitrate again until the input is settled). The result: a run's outcome does not depend on how same-instant events are ordered,
 //! which `sim.tie_order = "shuffle"` (a test mode of the event queue) checks.
 //!
 //! Cost: one bit and one push per posted output, and a check after each event whether the
@@ -101,6 +103,17 @@ impl<O: Observer> Core<O> {
             self.arbitrate(out);
         }
         self.arb_due.clear();
+        // Shared crossbars: outputs that passed over a request for its input's sake, and the
+        // outputs it deferred to, arbitrate again until every input is settled (each round
+        // grants at least the first request of some input, so this ends).
+        while !self.xbar_retry.is_empty() {
+            let mut list = std::mem::take(&mut self.xbar_retry);
+            list.sort_unstable();
+            list.dedup();
+            for &out in &list {
+                self.arbitrate(out);
+            }
+        }
         if !self.arrivals.is_empty() {
             self.deal_arrivals();
         }

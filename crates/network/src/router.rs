@@ -232,6 +232,8 @@ impl<O: Observer> Core<O> {
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
+        // Requesters with credit that wait for their port's shared crossbar input.
+        let mut held = 0u128;
         let start = (rr as u32 + 1) % 128;
         let mut m = mask.rotate_right(start);
         while m != 0 {
@@ -239,13 +241,21 @@ impl<O: Observer> Core<O> {
             m &= m - 1;
             let bit = (k + start) % 128;
             let p = self.vcq[(qbase + bit) as usize];
-            if !self.input_free(InputVcId(qbase + bit), now) {
-                continue; // its port's crossbar input is busy: it asks again when that frees
-            }
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
                 if d.credits < p.need(room, slot) {
+                    continue;
+                }
+            }
+            if !self.in_busy.is_empty() {
+                if let Err(first) = self.crossbar(InputVcId(qbase + bit), now) {
+                    // Its port's crossbar input is busy (it asks again when that frees), or
+                    // another of the port's VCs goes first there.
+                    held |= 1 << bit;
+                    if let Some(other) = first {
+                        self.retry_crossbar(out, other);
+                    }
                     continue;
                 }
             }
@@ -266,7 +276,7 @@ impl<O: Observer> Core<O> {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
                     let v = self.vcq[(qbase + bit) as usize];
-                    if !self.input_free(InputVcId(qbase + bit), now) {
+                    if held >> bit & 1 != 0 {
                         continue; // waits for its crossbar input, not for credit
                     }
                     if v.flags & ADAPTIVE != 0 {
@@ -328,6 +338,7 @@ impl<O: Observer> Core<O> {
             lookahead,
             slots,
             in_busy,
+            in_rr,
             vcs_div,
             ..
         } = self;
@@ -362,7 +373,8 @@ impl<O: Observer> Core<O> {
         }
         if shared {
             // The port's crossbar input carries this packet until its tail has left.
-            in_busy[vcs_div.div(q.0) as usize] = finish;
+            let (port, vc) = vcs_div.div_rem(q.0);
+            (in_busy[port as usize], in_rr[port as usize]) = (finish, vc as u8);
         }
         o.bytes += size as u64;
         o.packets += 1;
@@ -414,7 +426,7 @@ impl<O: Observer> Core<O> {
         let silent = self.silent_credits;
         self.vcq[q.index()].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
-        // What the packet was charged in `q` (a slot, on a bubble VC 0).
+        // What the packet was charged in `q` (a slot, on a VC with bubbles).
         let bytes = if self.slots.vcs != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
         self.return_credit(q, bytes, now, silent);
         if !self.in_busy.is_empty() {
@@ -423,10 +435,53 @@ impl<O: Observer> Core<O> {
         self.after_release(out, q);
     }
 
-    /// With a shared crossbar: whether input VC `q`'s port has its crossbar input free `now`.
+    /// Whether input VC `q` may take its port's crossbar input `now` (always, with a crossbar
+    /// input per VC).
     #[inline(always)]
-    fn input_free(&self, q: InputVcId, now: u64) -> bool {
-        self.in_busy.is_empty() || self.in_busy[self.vcs_div.div(q.0) as usize] <= now
+    fn input_free(&mut self, q: InputVcId, now: u64) -> bool {
+        self.in_busy.is_empty() || self.crossbar(q, now).is_ok()
+    }
+
+    /// Shared crossbar: may input VC `q` take its port's crossbar input `now`? `Err(None)`: the
+    /// input still carries a packet. `Err(Some(out))`: another VC of the port comes first there
+    /// and could be granted now (its request at idle output `out` has credit): a higher class,
+    /// or the same class and next in the port's round-robin. The input arbitrates among its
+    /// VCs as an output does among its requesters, whatever order the outputs decide in.
+    fn crossbar(&mut self, q: InputVcId, now: u64) -> Result<(), Option<u32>> {
+        let (port, vc) = self.vcs_div.div_rem(q.0);
+        if self.in_busy[port as usize] > now {
+            return Err(None);
+        }
+        let (vcs, rr) = (self.vcs, self.in_rr[port as usize] as u32);
+        let rank = |prio: u8, v: u32| (prio, vcs - (v + vcs - rr - 1) % vcs);
+        let mine = rank(self.vcq[q.index()].prio, vc);
+        let (room, slots) = (self.bubble_room, self.slots);
+        for s in (0..vcs).filter(|&s| s != vc) {
+            let other = port * vcs + s;
+            let v = self.vcq[other as usize];
+            if v.head == PacketId::NIL || v.busy() || rank(v.prio, s) < mine {
+                continue;
+            }
+            let out = self.packets.get(v.head).out;
+            if out == NIL {
+                continue;
+            }
+            let o = &self.outs[out as usize];
+            let requested = o.requests() >> (other - o.qbase) & 1 != 0;
+            if requested && o.busy_until <= now && self.credit(out, v.out_vc) >= v.need(room, slots) {
+                return Err(Some(out));
+            }
+        }
+        Ok(())
+    }
+
+    /// Output `out` passed over a request whose port's crossbar input goes first to a request
+    /// at output `first`: both arbitrate again at the end of the instant, after the outputs
+    /// posted for it (see `Core::end_instant`), until every such input is settled.
+    #[inline(never)]
+    fn retry_crossbar(&mut self, out: u32, first: u32) {
+        self.xbar_retry.extend([out, first]);
+        self.due = true;
     }
 
     /// The crossbar input of input VC `q`'s port has freed: the outputs that the port's other

@@ -188,6 +188,11 @@ pub struct Core<O = ()> {
     /// With a shared crossbar (`NetworkParams::shared_crossbar`), when each router port's
     /// crossbar input frees (its packet under way has left); empty otherwise.
     pub(crate) in_busy: Vec<u64>,
+    /// With a shared crossbar: each port's last VC to take its crossbar input (round-robin).
+    pub(crate) in_rr: Vec<u8>,
+    /// With a shared crossbar: outputs to arbitrate again at the end of the instant (see
+    /// `Core::crossbar`).
+    pub(crate) xbar_retry: Vec<u32>,
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
     /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
@@ -463,9 +468,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             .into());
         }
         // Class messages are cut into packets that fit their VC's buffer.
-        let class_payload = params.format.largest_payload_within(class_buffer).ok_or_else(|| {
-            fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold a packet with a one-byte payload"))
-        })?;
+        let class_payload = match routing.classes() {
+            None => params.max_payload(),
+            Some(_) => params.format.largest_payload_within(class_buffer).ok_or_else(|| {
+                fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold a packet with a one-byte payload"))
+            })?,
+        };
         if graph.engines != params.engines {
             return Err(fabricsim_core::ConfigError::new(
                 "nic.injection_engines",
@@ -506,10 +514,12 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let mut timing = ChannelTiming::new(&params);
         for (p, o) in outs.iter_mut().enumerate().take(tp) {
             o.class = timing.of_port(&graph, p, &params).ok_or_else(|| {
-                fabricsim_core::ConfigError::new("packaging", "more than 250 distinct cable latencies; round the floor layout's lengths")
+                fabricsim_core::ConfigError::new("packaging.rack", "more than 250 distinct cable latencies; round the floor layout's lengths")
             })?;
-            o.latency = u32::try_from(timing.latency(o.class))
-                .map_err(|_| fabricsim_core::ConfigError::new("topology.link_latency", "a link's latency exceeds the 4.29 ms a link may have"))?;
+            o.latency = u32::try_from(timing.latency(o.class)).map_err(|_| {
+                let field = if graph.cable_m.is_empty() { "topology.link_latency" } else { "packaging.cable_delay" };
+                fabricsim_core::ConfigError::new(field, "a link's latency exceeds the 4.29 ms a link may have")
+            })?;
             o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
             o.peer = graph.peer[p];
             if graph.kind[p] == PortKind::Network {
@@ -533,12 +543,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let stall = vec![Stall::default(); outs.len()];
         let requested = vec![0; outs.len().div_ceil(64)];
         let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
+        let in_rr = vec![0; in_busy.len()];
         let nodes = graph.nodes as usize;
         let core = Core {
             obs,
             outs,
             requested,
             in_busy,
+            in_rr,
+            xbar_retry: Vec::new(),
             stall,
             upstream,
             vcq,

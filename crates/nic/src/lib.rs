@@ -76,6 +76,9 @@ pub struct Message {
 pub const ROUTE_DEFAULT: u8 = 0;
 /// `Message::route`: deterministic routing on the deterministic (escape) VCs.
 pub const ROUTE_DETERMINISTIC: u8 = 0x80;
+/// `Message::route`: the bits of a zone table entry (the one above them is the network's: it
+/// marks messages of a priority class on a dedicated class VC).
+pub const ROUTE_ZONE: u8 = 0x3f;
 
 impl Message {
     /// A Put of `bytes` from `src` to `dst`, class 0, tag 0, no hint.
@@ -103,9 +106,10 @@ impl Message {
     pub fn deterministic(self) -> Self {
         Message { route: ROUTE_DETERMINISTIC, ..self }
     }
-    /// Route it dynamically by entry `zone` of the routing's zone table (see [`Message::route`]).
+    /// Route it dynamically by entry `zone` (0..=63) of the routing's zone table (see
+    /// [`Message::route`]); the selector's higher bits are not the caller's to set.
     pub fn zone(self, zone: u8) -> Self {
-        Message { route: zone & !ROUTE_DETERMINISTIC, ..self }
+        Message { route: zone & ROUTE_ZONE, ..self }
     }
     /// Cap the flow's injection rate (see [`Message::rate`]).
     pub fn rate(self, rate: Option<Bandwidth>) -> Self {

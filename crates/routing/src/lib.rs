@@ -263,6 +263,9 @@ impl Routing {
         if k == 1 {
             return Ok(self);
         }
+        if self.classes.is_some() {
+            return Err(ConfigError::new("router.queues", "queues are set before class VCs, which follow them"));
+        }
         self.kind = match self.kind {
             Kind::Adaptive(a) => Kind::Adaptive(a.with_queues(k)?),
             _ => {
