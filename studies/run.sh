@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
 # Reruns the routing and switch studies of docs/studies.md; results go to studies/results/.
 #
-#   studies/run.sh [FABRICSIM]      (default: fabricsim on PATH, else target/release/fabricsim)
+#   studies/run.sh [FABRICSIM [SECTION...]]
 #
-# A few minutes on one core. Each line is an ordinary fabricsim command: copy one to rerun a
-# single point.
+# FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
+# switch16, dawning, torus (default: all). About 20 minutes on one core, most of it the 64 KB
+# all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fs=${1:-$(command -v fabricsim || echo "$here/../target/release/fabricsim")}
 out="$here/results"
 mkdir -p "$out"
+shift || true
+sections=${*:-alltoall switch16 dawning torus}
+want() { [[ " $sections " == *" $1 "* ]]; }
 
 # Fraction of the all-to-all peak: routing x message size, on the BG/Q midplane and a 3D torus.
+if want alltoall; then
 a2a() { # file routing-label sizes... ; settings come from $routing
   local file=$1 label=$2; shift 2
   for size in "$@"; do
@@ -46,6 +51,7 @@ a2a() { # file routing-label sizes... ; settings come from $routing
   routing="--set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues $sizes
   routing="--set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 $sizes
 } > "$out/alltoall-torus3d.csv"
+fi
 
 # Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.
 saturation() {
@@ -57,7 +63,7 @@ saturation() {
 }
 # Saturation of a 16-port switch: VCs x buffer (in packets), traffic pattern, packet size,
 # crossbar.
-{
+want switch16 && {
   echo "pattern,packet_bytes,crossbar,vcs,buffer_packets,saturation_load,peak_accepted"
   for pattern in uniform_random hot_region sphere; do
     for size in 128 512 1024; do
@@ -77,7 +83,7 @@ saturation() {
 } > "$out/switch16.csv"
 # The 1,024-node Dawning 5000 fat-tree (4 rails of 16-port switches, 1 KB packets): VCs and
 # buffer per VC under uniform, hot-region and sphere traffic.
-{
+want dawning && {
   echo "pattern,vcs,buffer_packets,saturation_load,peak_accepted"
   for pattern in uniform_random hot_region sphere; do
     for vp in "1 4" "2 4" "3 4" "4 4" "3 1" "3 2" "3 8"; do
@@ -87,11 +93,13 @@ saturation() {
   done
 } > "$out/dawning1024.csv"
 
-# Latency-load curves and saturation of each routing on the 8x8x8 torus.
-for r in "dimension_order 2" "dimension_order 4" "dimension_order 8" "adaptive 3" "adaptive 4" "adaptive 8" "bubble 2" "bubble 4"; do
+# Latency-load curves and saturation of each routing on the 8x8x8 torus (the last with
+# virtual output queues: the bubble routing's one dynamic VC as two queues of half its buffer).
+want torus && for r in "dimension_order 2" "dimension_order 4" "dimension_order 8" "adaptive 3" "adaptive 4" "adaptive 8" "bubble 2" "bubble 4" "bubble_queues 2"; do
   set -- $r
   case $1 in
     bubble) routing="--set routing.type=adaptive --set routing.escape=bubble" ;;
+    bubble_queues) routing="--set routing.type=adaptive --set routing.escape=bubble --set router.queues=2" ;;
     *) routing="--set routing.type=$1" ;;
   esac
   "$fs" sweep "$here/torus-routing.toml" $routing --set router.vcs=$2 --loads 0.1:1.0:0.1 --csv "$out/torus-$1-$2vc.csv" 2>/dev/null | tail -1 |

@@ -69,7 +69,8 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
 impl Plan {
     /// The report for a built plan (electrical/optical link counts when packaging is given).
     pub fn info(&self) -> InfoReport {
-        let link_kinds = self.scenario.packaging.block.as_ref().map(|_| {
+        let packaged = self.scenario.packaging.block.is_some() || self.scenario.packaging.rack.is_some();
+        let link_kinds = packaged.then(|| {
             let g = self.build_graph();
             packaging::count(&g, &g.optical)
         });
