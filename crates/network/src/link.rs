@@ -83,13 +83,29 @@ impl<O: Observer> Core<O> {
     }
 }
 
-/// Which VCs' buffers hold whole slots (see `Core::slots`).
+/// Which VCs' buffers hold whole slots (see `Core::slots`), and how large: the largest packet
+/// that travels on them.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Slots {
-    /// Bytes per slot: the largest packet.
+    /// Bytes per slot on VCs below `class_from`: the largest packet.
     pub size: u32,
+    /// Bytes per slot on the class VCs (`class_from` and up), whose packets may be cut smaller.
+    pub class_size: u32,
+    pub class_from: u8,
     /// One bit per VC whose buffers hold slots (0: none).
     pub vcs: u32,
+}
+
+impl Slots {
+    /// The largest packet on VC `vc`: its slot, and the room a bubble hop onto it leaves.
+    #[inline(always)]
+    pub(crate) fn of(&self, vc: u8) -> u32 {
+        if vc < self.class_from {
+            self.size
+        } else {
+            self.class_size
+        }
+    }
 }
 
 /// Credit a packet of `size` bytes takes in a VC-`vc` buffer: a slot on a slotted VC, its
@@ -97,7 +113,7 @@ pub(crate) struct Slots {
 #[inline(always)]
 pub(crate) fn slot_charge(slots: Slots, vc: u8, size: u32) -> u32 {
     if slots.vcs >> vc & 1 != 0 {
-        slots.size
+        slots.of(vc)
     } else {
         size
     }

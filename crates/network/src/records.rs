@@ -197,11 +197,11 @@ impl InputVc {
     }
 
     /// Credit the head's request needs downstream: what it is charged there (its size, or a
-    /// slot on a slotted VC, see `Core::slots`), plus `room` (the largest packet) for a bubble
-    /// hop, which must leave room for any packet after it.
+    /// slot on a slotted VC, see `Core::slots`), plus, for a bubble hop, the room of one more
+    /// largest packet of that VC, which it must leave for any packet after it.
     #[inline(always)]
-    pub(crate) fn need(&self, room: u32, slot: crate::link::Slots) -> u32 {
-        crate::link::slot_charge(slot, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { room } else { 0 }
+    pub(crate) fn need(&self, slots: crate::link::Slots) -> u32 {
+        crate::link::slot_charge(slots, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { slots.of(self.out_vc) } else { 0 }
     }
 
     /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).

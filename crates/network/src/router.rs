@@ -79,7 +79,7 @@ impl<O: Observer> Core<O> {
         let v = &mut self.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
-        let need = v.need(self.bubble_room, self.slots);
+        let need = v.need(self.slots);
         let o = &self.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
@@ -177,7 +177,7 @@ impl<O: Observer> Core<O> {
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
             Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
-        let (selection, room, slot) = (self.p.selection, self.bubble_room, self.slots);
+        let (selection, slot) = (self.p.selection, self.slots);
         let mut best = (0u8, 0u32, self.cands.as_slice()[start]);
         let mut i = start;
         for k in 0..n {
@@ -186,7 +186,7 @@ impl<O: Observer> Core<O> {
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
             let o = &self.outs[out as usize];
-            let fits = cred >= crate::link::slot_charge(slot, h.vc, size) + if h.bubble { room } else { 0 };
+            let fits = cred >= crate::link::slot_charge(slot, h.vc, size) + if h.bubble { slot.of(h.vc) } else { 0 };
             let score = match selection {
                 // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
                 // a free output (idle, not requested yet), then credit.
@@ -212,9 +212,7 @@ impl<O: Observer> Core<O> {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need(self.bubble_room, self.slots)
-                    && self.input_free(InputVcId(qbase + bit), self.queue.now().ps())
-                {
+                if self.credit(out, v.out_vc) >= v.need(self.slots) && self.input_free(InputVcId(qbase + bit), self.queue.now().ps()) {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -226,7 +224,7 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mask: u128) {
         let now = self.queue.now().ps();
-        let (room, slot) = (self.bubble_room, self.slots);
+        let slot = self.slots;
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
@@ -244,7 +242,7 @@ impl<O: Observer> Core<O> {
             if !terminal {
                 let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
                 d.absorb(seen);
-                if d.credits < p.need(room, slot) {
+                if d.credits < p.need(slot) {
                     continue;
                 }
             }
@@ -455,7 +453,7 @@ impl<O: Observer> Core<O> {
         let (vcs, rr) = (self.vcs, self.in_rr[port as usize] as u32);
         let rank = |prio: u8, v: u32| (prio, vcs - (v + vcs - rr - 1) % vcs);
         let mine = rank(self.vcq[q.index()].prio, vc);
-        let (room, slots) = (self.bubble_room, self.slots);
+        let slots = self.slots;
         for s in (0..vcs).filter(|&s| s != vc) {
             let other = port * vcs + s;
             let v = self.vcq[other as usize];
@@ -468,7 +466,7 @@ impl<O: Observer> Core<O> {
             }
             let o = &self.outs[out as usize];
             let requested = o.requests() >> (other - o.qbase) & 1 != 0;
-            if requested && o.busy_until <= now && self.credit(out, v.out_vc) >= v.need(room, slots) {
+            if requested && o.busy_until <= now && self.credit(out, v.out_vc) >= v.need(slots) {
                 return Err(Some(out));
             }
         }

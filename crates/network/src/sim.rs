@@ -279,8 +279,6 @@ pub struct Core<O = ()> {
     /// Whether credit returns nobody waits for may travel without an event (see
     /// [`crate::records`]).
     pub(crate) silent_credits: bool,
-    /// The room a bubble hop needs beyond its own packet: the largest packet on the wire.
-    pub(crate) bubble_room: u32,
     /// With bubble flow control (on the VCs the routing says, `Routing::bubble_vcs`), every
     /// packet in such a VC's buffer is charged a slot, the largest packet's size, whatever its
     /// own: the buffer then holds whole slots, and the free space of a ring cannot fragment into
@@ -448,17 +446,17 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
         // Bubble VCs: the routing's VC 0, or its class VCs.
         let bubbles = routing.bubble_vcs();
-        for (field, bytes, on) in
-            [("router.buffer", params.buffer_bytes, bubbles & 1 != 0), ("router.class_buffer", class_buffer, bubbles >> own != 0)]
-        {
-            if on && bytes < 2 * max {
-                return Err(fabricsim_core::ConfigError::new(
-                    field,
-                    format!("{bytes}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring"),
-                )
-                .into());
-            }
+        if bubbles & 1 != 0 && params.buffer_bytes < 2 * max {
+            return Err(fabricsim_core::ConfigError::new(
+                "router.buffer",
+                format!(
+                    "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
+                    params.buffer_bytes
+                ),
+            )
+            .into());
         }
+        let class_bubbles = bubbles >> own != 0;
         let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
         if params.buffer_bytes / share < max {
             return Err(fabricsim_core::ConfigError::new(
@@ -470,8 +468,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // Class messages are cut into packets that fit their VC's buffer.
         let class_payload = match routing.classes() {
             None => params.max_payload(),
-            Some(_) => params.format.largest_payload_within(class_buffer).ok_or_else(|| {
-                fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold a packet with a one-byte payload"))
+            // With bubbles a class VC's buffer holds two of its packets.
+            Some(_) => params.format.largest_payload_within(if class_bubbles { class_buffer / 2 } else { class_buffer }).ok_or_else(|| {
+                let what = if class_bubbles { "two packets (bubble flow control on its rings)" } else { "a packet" };
+                fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold {what} with a one-byte payload"))
             })?,
         };
         if graph.engines != params.engines {
@@ -596,10 +596,14 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             error: None,
             check_stop: true,
             silent_credits: true,
-            bubble_room: params.format.max_wire(),
             class_payload,
             class_vcs: routing.classes().map_or(0, |c| c.count()),
-            slots: link::Slots { size: params.format.max_wire(), vcs: routing.bubble_vcs() },
+            slots: link::Slots {
+                size: params.format.max_wire(),
+                class_size: params.format.wire(class_payload),
+                class_from: own,
+                vcs: routing.bubble_vcs(),
+            },
             lookahead: true,
             warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),

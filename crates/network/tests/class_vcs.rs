@@ -168,18 +168,22 @@ impl Workload for ClassStorm {
 fn class_traffic_on_a_ring_flows_on_one_vc_with_bubbles() {
     let ring = || Torus::new(vec![8], None, None).unwrap();
     let storm = || ClassStorm { n: 8, depth: 12, total: 4000, posted: 0, arrived: 0, state: 7 };
-    // The class VC's buffer holds exactly two packets, the least bubbles allow.
-    let p = NetworkParams { class_buffer_bytes: Some(512), ..common::params(3) };
-    let r = Routing::from(DimensionOrder::new(ring(), None, 1, 2).unwrap()).with_class_vcs(&Topology::Torus(ring()), 1).unwrap();
-    assert_eq!(r.bubble_vcs(), 0b100, "the class VC relies on bubbles, the dateline VCs do not");
-    let mut s = Simulation::new(ring().build_graph(1), r, p, storm()).unwrap();
-    let out = s.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(2000), drain: Time::ZERO }, |_| {}).unwrap();
-    assert!(s.workload().finished(), "the storm completes without the watchdog");
-    assert_eq!(out.packets_injected, out.packets_delivered);
-
-    let p = NetworkParams { class_buffer_bytes: Some(511), ..common::params(3) };
-    let r = Routing::from(DimensionOrder::new(ring(), None, 1, 2).unwrap()).with_class_vcs(&Topology::Torus(ring()), 1).unwrap();
-    let e = Simulation::new(ring().build_graph(1), r, p, storm()).err().unwrap().to_string();
+    let routing = || Routing::from(DimensionOrder::new(ring(), None, 1, 2).unwrap()).with_class_vcs(&Topology::Torus(ring()), 1).unwrap();
+    assert_eq!(routing().bubble_vcs(), 0b100, "the class VC relies on bubbles, the dateline VCs do not");
+    // A class buffer of two full packets (the least bubbles allow), then a smaller one: class
+    // messages are cut into packets of half of it (100 B), and slots and bubbles are theirs.
+    for (buffer, packets) in [(512, 4000..=4000), (200, 6000..=7300)] {
+        let p = NetworkParams { class_buffer_bytes: Some(buffer), ..common::params(3) };
+        let mut s = Simulation::new(ring().build_graph(1), routing(), p, storm()).unwrap();
+        let out = s.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(2000), drain: Time::ZERO }, |_| {}).unwrap();
+        assert!(s.workload().finished(), "class buffer {buffer}: the storm completes without the watchdog");
+        assert_eq!(out.packets_injected, out.packets_delivered);
+        // 4000 messages of 24, 256 and 100 B in about equal shares: one packet each with
+        // 256 B packets, 5/3 on average with 100 B packets.
+        assert!(packets.contains(&(out.packets_injected as u32)), "class buffer {buffer}: {} packets", out.packets_injected);
+    }
+    let p = NetworkParams { class_buffer_bytes: Some(1), ..common::params(3) };
+    let e = Simulation::new(ring().build_graph(1), routing(), p, storm()).err().unwrap().to_string();
     assert!(e.contains("router.class_buffer"), "{e}");
 }
 
