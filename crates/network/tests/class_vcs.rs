@@ -14,26 +14,33 @@ mod common;
 /// Tag of the priority message.
 const PRIORITY: u64 = 1;
 
-/// On an 8-node line, nodes 0 and 1 each post `background` normal messages to node 6, and node 7
-/// as many: node 6's ejection takes half of what the line brings, so the buffers from 1 to 6
-/// fill. At 3 us node 2 posts one class-1 message to node 6. Records its latency.
-struct Bypass {
-    background: u32,
+/// Background streams of normal 256 B messages (`(source, destination, count)`), and at `at`
+/// one class-1 message of 200 B from `probe.0` to `probe.1`, whose latency it records.
+struct Probe {
+    streams: Vec<(u32, u32, u32)>,
+    probe: (u32, u32),
+    at: Time,
     latency: Option<Time>,
     delivered: u32,
 }
 
-impl Workload for Bypass {
+impl Probe {
+    fn new(streams: Vec<(u32, u32, u32)>, probe: (u32, u32), at: Time) -> Self {
+        Probe { streams, probe, at, latency: None, delivered: 0 }
+    }
+}
+
+impl Workload for Probe {
     fn start(&mut self, api: &mut Api) {
-        for src in [0, 1, 7] {
-            for _ in 0..self.background {
-                api.send(Rank(src), Rank(6), 256, 0);
+        for &(src, dst, count) in &self.streams {
+            for _ in 0..count {
+                api.send(Rank(src), Rank(dst), 256, 0);
             }
         }
-        api.wake_at(Rank(2), Time::from_us(3));
+        api.wake_at(Rank(self.probe.0), self.at);
     }
     fn wake(&mut self, rank: Rank, api: &mut Api) {
-        api.post(Message::put(rank, Rank(6), 200).class(1).tag(PRIORITY));
+        api.post(Message::put(rank, Rank(self.probe.1), 200).class(1).tag(PRIORITY));
     }
     fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
         self.delivered += 1;
@@ -42,7 +49,7 @@ impl Workload for Bypass {
         }
     }
     fn finished(&self) -> bool {
-        self.delivered == 3 * self.background + 1
+        self.delivered == self.streams.iter().map(|s| s.2).sum::<u32>() + 1
     }
 }
 
@@ -62,9 +69,13 @@ fn limits() -> RunLimits {
     RunLimits { warmup: Time::ZERO, measure: Time::from_us(1000), drain: Time::ZERO }
 }
 
+/// On an 8-node line, nodes 0, 1 and 7 each post `background` normal messages to node 6: node
+/// 6's ejection takes a third of what arrives, so the buffers from 1 to 6 fill. At 3 us node 2
+/// posts the class-1 probe to node 6.
 fn priority_latency(background: u32, class_vcs: u8) -> Time {
     let p = NetworkParams { buffer_bytes: 1024, ..common::params(1 + class_vcs) };
-    let mut s = sim(line(), class_vcs, p, Bypass { background, latency: None, delivered: 0 });
+    let w = Probe::new(vec![(0, 6, background), (1, 6, background), (7, 6, background)], (2, 6), Time::from_us(3));
+    let mut s = sim(line(), class_vcs, p, w);
     s.run(limits(), |_| {}).unwrap();
     assert!(s.workload().finished(), "every message arrives");
     s.workload().latency.expect("the priority message arrived")
@@ -199,46 +210,18 @@ fn class_vc_counts_are_checked() {
     }
 }
 
-/// On a 4-node line, node 0 streams `background` normal messages to node 2, and node 3 sends
-/// it 40 at first: while node 2's ejection serves both, node 0's stream backs up through router
-/// 1; then it flows at full speed with a standing queue there. At 6 us node 0 posts one class-1
-/// message to node 1: at router 1 it shares its input port with that queue, whose next packet
-/// finds its output free whenever the input frees.
-struct SharedInput {
-    background: u32,
-    latency: Option<Time>,
-    delivered: u32,
-}
-
-impl Workload for SharedInput {
-    fn start(&mut self, api: &mut Api) {
-        for (src, count) in [(0, self.background), (3, 40.min(self.background))] {
-            for _ in 0..count {
-                api.send(Rank(src), Rank(2), 256, 0);
-            }
-        }
-        api.wake_at(Rank(0), Time::from_us(6));
-    }
-    fn wake(&mut self, rank: Rank, api: &mut Api) {
-        api.post(Message::put(rank, Rank(1), 200).class(1).tag(PRIORITY));
-    }
-    fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
-        self.delivered += 1;
-        if m.tag == PRIORITY {
-            self.latency = Some(m.delivered - m.created);
-        }
-    }
-    fn finished(&self) -> bool {
-        self.delivered == self.background + 40.min(self.background) + 1
-    }
-}
-
 #[test]
 fn a_shared_crossbar_input_serves_the_higher_class_first() {
+    // On a 4-node line, node 0 streams `background` normal messages to node 2, and node 3 sends
+    // it 40 at first: while node 2's ejection serves both, node 0's stream backs up through
+    // router 1; then it flows at full speed with a standing queue there. At 6 us node 0 posts
+    // the class-1 probe to node 1: at router 1 it shares its input port with that queue, whose
+    // next packet finds its output free whenever the input frees.
     let t = || Torus::new(vec![4], Some(vec![false]), None).unwrap();
     let run = |background: u32, shared: bool, shuffle: Option<u64>| {
         let p = NetworkParams { buffer_bytes: 1024, shared_crossbar: shared, ..common::params(2) };
-        let mut s = sim(t(), 1, p, SharedInput { background, latency: None, delivered: 0 });
+        let w = Probe::new(vec![(0, 2, background), (3, 2, 40.min(background))], (0, 1), Time::from_us(6));
+        let mut s = sim(t(), 1, p, w);
         if let Some(seed) = shuffle {
             s = s.with_tie_shuffle(seed);
         }
