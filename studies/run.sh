@@ -17,6 +17,7 @@ want() { [[ " $sections " == *" $1 "* ]]; }
 
 # Fraction of the all-to-all peak: routing x message size, on the BG/Q midplane and a 3D torus.
 if want alltoall; then
+a2a_header="routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
 a2a() { # file routing-label sizes... ; settings come from $routing
   local file=$1 label=$2; shift 2
   for size in "$@"; do
@@ -26,7 +27,7 @@ a2a() { # file routing-label sizes... ; settings come from $routing
   done
 }
 {
-  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  echo "$a2a_header"
   sizes="1KB 4KB 16KB 64KB"
   routing="--set routing.type=dimension_order --set router.vcs=3 --set router.queues=1" a2a alltoall-bgq.toml dimension_order $sizes
   routing="--set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive $sizes
@@ -37,7 +38,7 @@ a2a() { # file routing-label sizes... ; settings come from $routing
 # The same on an asymmetric 4D torus, 8x4x4x4 (the proportions of 16x8x8x8 at 512 nodes),
 # with and without a zone for the long axis first.
 {
-  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  echo "$a2a_header"
   shape="--set topology.shape=[8,4,4,4,1]"
   routing="$shape --set routing.type=dimension_order --set router.vcs=3 --set router.queues=1" a2a alltoall-bgq.toml dimension_order $sizes
   routing="$shape --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive $sizes
@@ -45,7 +46,7 @@ a2a() { # file routing-label sizes... ; settings come from $routing
   routing="$shape --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]] --set router.queues=1" a2a alltoall-bgq.toml zones_a_bcd_one_queue $sizes
 } > "$out/alltoall-8x4x4x4.csv"
 {
-  echo "routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
+  echo "$a2a_header"
   routing="--set routing.type=dimension_order" a2a alltoall-torus3d.toml dimension_order $sizes
   routing="--set routing.type=adaptive" a2a alltoall-torus3d.toml adaptive $sizes
   routing="--set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues $sizes

@@ -70,15 +70,13 @@ impl Plan {
     /// The report for a built plan (electrical/optical link counts when packaging is given).
     pub fn info(&self) -> InfoReport {
         let packaged = self.scenario.packaging.block.is_some() || self.scenario.packaging.rack.is_some();
-        let link_kinds = packaged.then(|| {
-            let g = self.build_graph();
-            packaging::count(&g, &g.optical)
-        });
+        let g = self.build_graph();
+        let link_kinds = packaged.then(|| packaging::count(&g, &g.optical));
         InfoReport {
             analysis: self.analysis(),
             packet_efficiency: self.params.format.efficiency(),
             link_kinds,
-            link_latencies: self.link_latencies().into_iter().map(|(latency_ns, ports)| LinkLatency { latency_ns, links: ports / 2 }).collect(),
+            link_latencies: self.link_latencies(&g).into_iter().map(|(latency_ns, ports)| LinkLatency { latency_ns, links: ports / 2 }).collect(),
             memory_estimate_bytes: crate::memory::footprint(&self.scenario).map(|f| f.bytes).unwrap_or(0),
             not_built: None,
         }

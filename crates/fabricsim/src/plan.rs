@@ -189,23 +189,13 @@ impl Plan {
         g
     }
 
-    /// Latency of every network link (each direction), ns, with the number of links of each:
-    /// what packaging gives them (board links, optical links, cables by length).
-    pub fn link_latencies(&self) -> Vec<(f64, u64)> {
-        let g = self.build_graph();
-        let p = &self.params;
-        let optical = p.optical_latency.unwrap_or(p.link_latency).ps();
+    /// Latency of every network link of `g` (this plan's graph; each direction), ns, with the
+    /// number of links of each: what packaging gives them (board links, optical links, cables
+    /// by length).
+    pub fn link_latencies(&self, g: &PortGraph) -> Vec<(f64, u64)> {
         let mut counts: std::collections::BTreeMap<u64, u64> = Default::default();
-        for port in 0..g.total_ports() as usize {
-            if g.kind[port] != fabricsim_topology::PortKind::Network {
-                continue;
-            }
-            let ps = match (g.cable_m.get(port), g.optical.get(port)) {
-                (Some(&m), _) if m > 0.0 => optical + (m as f64 * p.cable_delay.ps() as f64).round() as u64,
-                (_, Some(true)) => optical,
-                _ => p.link_latency.ps(),
-            };
-            *counts.entry(ps).or_default() += 1;
+        for port in (0..g.total_ports() as usize).filter(|&p| g.kind[p] == fabricsim_topology::PortKind::Network) {
+            *counts.entry(self.params.link_latency_of(g, port)).or_default() += 1;
         }
         counts.into_iter().map(|(ps, n)| (ps as f64 / 1000.0, n)).collect()
     }

@@ -19,8 +19,8 @@ pub(crate) const ENGINE: u8 = 3;
 pub(crate) const NONE: u8 = 4;
 /// First class of network links with a latency of their own (cables of different lengths,
 /// see `fabricsim_topology::packaging`): one class per distinct latency, up to class 255. They
-/// send at the link bandwidth; their latencies sit in a table of their own, so the fixed
-/// classes' tables stay small.
+/// send at the link bandwidth; their latency (each way alike) is kept in the credit-latency
+/// table, the one table with an entry for every class, so the fixed classes' tables stay small.
 const CABLES: u8 = 5;
 /// The fixed classes' tables have a power-of-two length, indexed by the class masked to it: a
 /// lookup then needs no bounds check (entries past [`CABLES`] are never used).
@@ -41,8 +41,8 @@ pub(crate) struct ChannelTiming {
     bandwidth: [Bandwidth; TABLE],
     /// Last (bytes, serialisation ps) per class.
     ser_cache: [(u32, u64); TABLE],
-    /// Latency (each way: credits travel back the same cable) of cable class `CABLES + i`.
-    cables: Vec<u64>,
+    /// Classes in use: cable classes are `CABLES..next`.
+    next: usize,
 }
 
 impl ChannelTiming {
@@ -60,24 +60,23 @@ impl ChannelTiming {
             credit_latency: Box::new(std::array::from_fn(|i| credit.get(i).copied().unwrap_or(0))),
             bandwidth,
             ser_cache: [(u32::MAX, 0); TABLE],
-            cables: Vec::new(),
+            next: CABLES as usize,
         }
     }
 
     /// Class of router port `port`: a cable of its own length (`graph.cable_m`) gets the class
-    /// of its latency, the optical latency plus `cable_delay` per metre (a new class for a new
-    /// latency); `None` when there are more distinct latencies than classes.
+    /// of its latency (`NetworkParams::link_latency_of`; a new class for a new latency);
+    /// `None` when there are more distinct latencies than classes.
     pub(crate) fn of_port(&mut self, graph: &PortGraph, port: usize, p: &NetworkParams) -> Option<u8> {
         Some(match graph.kind[port] {
             PortKind::Network if graph.cable_m.get(port).is_some_and(|&m| m > 0.0) => {
-                let ps = self.latency[OPTICAL as usize] + (graph.cable_m[port] as f64 * p.cable_delay.ps() as f64).round() as u64;
-                match self.cables.iter().position(|&l| l == ps) {
-                    Some(i) => CABLES + i as u8,
-                    None if self.cables.len() < (256 - CABLES as usize) => {
-                        self.cables.push(ps);
-                        let c = CABLES + (self.cables.len() - 1) as u8;
-                        self.credit_latency[c as usize] = ps;
-                        c
+                let ps = p.link_latency_of(graph, port);
+                match (CABLES as usize..self.next).find(|&c| self.credit_latency[c] == ps) {
+                    Some(c) => c as u8,
+                    None if self.next < self.credit_latency.len() => {
+                        self.credit_latency[self.next] = ps;
+                        self.next += 1;
+                        (self.next - 1) as u8
                     }
                     None => return None,
                 }
@@ -94,18 +93,13 @@ impl ChannelTiming {
         if class < CABLES {
             self.latency[slot(class)]
         } else {
-            self.cable(class)
+            self.credit_latency[class as usize]
         }
     }
 
     #[inline]
     pub(crate) fn credit_latency(&self, class: u8) -> u64 {
         self.credit_latency[class as usize]
-    }
-
-    #[inline(never)]
-    fn cable(&self, class: u8) -> u64 {
-        self.cables[(class - CABLES) as usize]
     }
 
     /// Time to send `bytes` on a channel of `class` (a cable: at the link bandwidth).

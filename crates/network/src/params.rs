@@ -112,6 +112,18 @@ impl NetworkParams {
         Ok(())
     }
 
+    /// Latency of network port `port`'s link in `graph`, ps: a cable (`PortGraph::cable_m`)
+    /// costs the optical latency plus `cable_delay` per metre, another link leaving its
+    /// package the optical latency, a link inside one the link latency.
+    pub fn link_latency_of(&self, graph: &fabricsim_topology::PortGraph, port: usize) -> u64 {
+        let optical = self.optical_latency.unwrap_or(self.link_latency).ps();
+        match (graph.cable_m.get(port), graph.optical.get(port)) {
+            (Some(&m), _) if m > 0.0 => optical + (m as f64 * self.cable_delay.ps() as f64).round() as u64,
+            (_, Some(true)) => optical,
+            _ => self.link_latency.ps(),
+        }
+    }
+
     /// Largest payload a packet carries.
     pub fn max_payload(&self) -> u32 {
         self.format.max_payload

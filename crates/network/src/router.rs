@@ -457,20 +457,27 @@ impl<O: Observer> Core<O> {
         for s in (0..vcs).filter(|&s| s != vc) {
             let other = port * vcs + s;
             let v = self.vcq[other as usize];
-            if v.head == PacketId::NIL || v.busy() || rank(v.prio, s) < mine {
+            if rank(v.prio, s) < mine {
                 continue;
             }
-            let out = self.packets.get(v.head).out;
-            if out == NIL {
-                continue;
-            }
-            let o = &self.outs[out as usize];
-            let requested = o.requests() >> (other - o.qbase) & 1 != 0;
-            if requested && o.busy_until <= now && self.credit(out, v.out_vc) >= v.need(slots) {
-                return Err(Some(out));
+            if let Some(out) = self.head_request(other) {
+                if self.outs[out as usize].busy_until <= now && self.credit(out, v.out_vc) >= v.need(slots) {
+                    return Err(Some(out));
+                }
             }
         }
         Ok(())
+    }
+
+    /// The output the head packet of input VC `q` requests now (its request bit is set), if any.
+    fn head_request(&self, q: u32) -> Option<u32> {
+        let v = &self.vcq[q as usize];
+        if v.head == PacketId::NIL || v.busy() {
+            return None;
+        }
+        let out = self.packets.get(v.head).out;
+        let o = self.outs.get(out as usize)?;
+        (o.requests() >> (q - o.qbase) & 1 != 0).then_some(out)
     }
 
     /// Output `out` passed over a request whose port's crossbar input goes first to a request
@@ -487,14 +494,8 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     fn crossbar_input_freed(&mut self, q: InputVcId) {
         let (port, _) = self.vcs_div.div_rem(q.0);
-        for vc in 0..self.vcs {
-            let other = port * self.vcs + vc;
-            let v = &self.vcq[other as usize];
-            if other == q.0 || v.head == PacketId::NIL || v.busy() {
-                continue;
-            }
-            let out = self.packets.get(v.head).out;
-            if out != NIL && self.outs[out as usize].requests() >> (other - self.outs[out as usize].qbase) & 1 != 0 {
+        for other in (port * self.vcs..(port + 1) * self.vcs).filter(|&o| o != q.0) {
+            if let Some(out) = self.head_request(other) {
                 self.post_arbitration(out);
             }
         }

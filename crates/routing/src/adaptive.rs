@@ -81,7 +81,7 @@ impl Adaptive {
     /// dimension order in `order` (default: axis order), deadlock-free by `kind`.
     pub fn new(torus: Torus, order: Option<&[String]>, engines: u32, vcs: u8, kind: Escape) -> Result<Self, ConfigError> {
         let bubble = kind == Escape::Bubble;
-        let needs_dateline = !bubble && (0..torus.dims()).any(|a| torus.wrap()[a] && torus.shape()[a] >= 4);
+        let needs_dateline = !bubble && DimensionOrder::dateline_axis(&torus).is_some();
         let escape = if needs_dateline { 2 } else { 1 };
         if vcs <= escape {
             return Err(ConfigError::new(

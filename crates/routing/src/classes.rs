@@ -37,8 +37,7 @@ impl ClassVcs {
         let routing = match topo {
             Topology::Torus(t) => {
                 let names: Vec<String> = order.iter().map(|&a| t.names()[a].clone()).collect();
-                let ring = (0..t.dims()).any(|a| t.wrap()[a] && t.shape()[a] >= 4);
-                Kind::DimensionOrder(if ring {
+                Kind::DimensionOrder(if DimensionOrder::dateline_axis(t).is_some() {
                     DimensionOrder::on_one_vc_with_bubbles(t.clone(), Some(&names), engines)?
                 } else {
                     DimensionOrder::new(t.clone(), Some(&names), engines, 1)?

@@ -99,7 +99,7 @@ impl DimensionOrder {
                 idx
             }
         };
-        let needs = (0..torus.dims()).find(|&a| torus.wrap()[a] && torus.shape()[a] >= 4);
+        let needs = Self::dateline_axis(&torus);
         if let (Some(a), 1) = (needs, vcs) {
             return Err(ConfigError::new(
                 "router.vcs",
@@ -147,6 +147,13 @@ impl DimensionOrder {
             }
         }
         Ok(DimensionOrder { dateline: needs.is_some(), bubbles: false, torus, order, engines, vcs, port_axis, steps, packed, moves })
+    }
+
+    /// The first axis of `torus` whose ring needs a dateline to route in dimension order
+    /// without deadlock: a wrapping axis of length 4 or more (shorter rings never carry a
+    /// packet more than one hop); `None`: one VC suffices.
+    pub fn dateline_axis(torus: &Torus) -> Option<usize> {
+        (0..torus.dims()).find(|&a| torus.wrap()[a] && torus.shape()[a] >= 4)
     }
 
     /// Dimension order on one VC with no dateline, its rings kept from deadlock by bubble flow
