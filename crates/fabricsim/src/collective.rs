@@ -7,7 +7,7 @@ use crate::scenario::TieOrder;
 use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{RunLimits, Simulation, Workload};
-use fabricsim_program::algorithms::{build, names, Boxed};
+use fabricsim_program::algorithms::{build, hardware_names, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
 use fabricsim_stats::PortReport;
 use serde::Serialize;
@@ -37,6 +37,36 @@ pub struct CollectivePoint {
     /// Per-port counters over the whole run, when asked for (`fabricsim collective --ports`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortReport>,
+    /// The barrier gates the run's group 0 used (Tofu barrier hardware).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gates: Option<GateUse>,
+}
+
+/// What a group's Tofu barrier wiring takes (see `fabricsim_network::gates`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GateUse {
+    pub algorithm: fabricsim_network::gates::GateAlgorithm,
+    /// TNIs with the group's gates, over all nodes.
+    pub tnis: u32,
+    pub max_channels_per_tni: u32,
+    pub max_gates_per_tni: u32,
+    /// Gate-to-gate signals on the longest path from a start to an end.
+    pub stages: u32,
+    /// Whether every contribution reaches every member exactly once.
+    pub exact: bool,
+}
+
+impl GateUse {
+    pub fn of(w: &fabricsim_network::gates::Wiring) -> Self {
+        GateUse {
+            algorithm: w.algorithm,
+            tnis: w.tnis.len() as u32,
+            max_channels_per_tni: w.channels_per_tni().into_iter().max().unwrap_or(0),
+            max_gates_per_tni: w.max_gates_per_tni(),
+            stages: w.stages(),
+            exact: w.exact,
+        }
+    }
 }
 
 /// The collective named by `--op`.
@@ -52,10 +82,11 @@ pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, E
     if list.is_empty() || list.iter().any(|a| a == "all") {
         return Ok(names(c).iter().map(|s| s.to_string()).collect());
     }
+    let known: Vec<&str> = names(c).iter().chain(hardware_names(c)).copied().collect();
     for a in list {
-        if !names(c).contains(&a.as_str()) {
+        if !known.contains(&a.as_str()) {
             return Err(
-                ConfigError::new("--algorithm", format!("'{a}' is not an algorithm of {} (known: {}, all)", c.name(), names(c).join(", "))).into()
+                ConfigError::new("--algorithm", format!("'{a}' is not an algorithm of {} (known: {}, all)", c.name(), known.join(", "))).into()
             );
         }
     }
@@ -135,6 +166,7 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
         events: outcome.events,
         wall_s: started.elapsed().as_secs_f64(),
         ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
+        gates: sim.gate_wiring(0).map(GateUse::of),
     })
 }
 

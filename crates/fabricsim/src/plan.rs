@@ -129,6 +129,7 @@ impl Plan {
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
+            gates: s.barrier.gate_params()?,
         };
         params.validate()?;
         let ports = match &topology {

@@ -32,6 +32,7 @@ pub struct Scenario {
     pub nic: NicSpec,
     pub packet: PacketSpec,
     pub packaging: PackagingSpec,
+    pub barrier: BarrierSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -448,6 +449,86 @@ pub struct UpDownSpec {
     /// "D-mod-k" rule), `"random"` (a random port per source-destination pair) or `"adaptive"`
     /// (every up port a candidate: the selection policy picks, by free credit by default).
     pub up_port: fabricsim_routing::fat_tree_updown::UpPort,
+}
+
+/// `[barrier]`: in-network barrier hardware in the NICs. `hardware = "tofu_gates"`: Tofu's
+/// barrier channels and gates (`fabricsim_network::gates`); the defaults are the K computer's
+/// counts (8 channels and 64 gates, TNI 0 only, one element per reduction) and TofuD's measured
+/// component latencies.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct BarrierSpec {
+    /// `"none"` (default) or `"tofu_gates"`.
+    pub hardware: BarrierHardware,
+    /// TNIs of each node with barrier channels and gates (the first ones). Default 1.
+    pub tnis: u32,
+    /// Barrier channels per TNI. Default 8.
+    pub channels: u32,
+    /// Barrier gates per TNI. Default 64.
+    pub gates: u32,
+    /// Part of a channel and its start gate's latency that holds the TNI. Default 0.29us.
+    pub channel_serial: Time,
+    /// The rest of it, overlapped with the TNI's next gate. Default 0.19us.
+    pub channel_overlap: Time,
+    /// Latency of a relay gate. Default 0.13us.
+    pub relay: Time,
+    /// Most integer elements one synchronisation reduces. Default 1.
+    pub int_elements: u8,
+    /// Most floating-point elements. Default 1.
+    pub float_elements: u8,
+    /// How a group's gates are wired: auto, tree, recursive_doubling, dissemination. Default auto.
+    pub algorithm: fabricsim_network::gates::GateAlgorithm,
+}
+
+/// `barrier.hardware`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum BarrierHardware {
+    #[default]
+    None,
+    TofuGates,
+}
+
+impl Default for BarrierSpec {
+    fn default() -> Self {
+        BarrierSpec {
+            hardware: BarrierHardware::None,
+            tnis: 1,
+            channels: 8,
+            gates: 64,
+            channel_serial: Time::from_ns(290),
+            channel_overlap: Time::from_ns(190),
+            relay: Time::from_ns(130),
+            int_elements: 1,
+            float_elements: 1,
+            algorithm: Default::default(),
+        }
+    }
+}
+
+impl BarrierSpec {
+    /// The network's gate parameters (`None`: no hardware).
+    pub fn gate_params(&self) -> Result<Option<fabricsim_network::gates::GateParams>, ConfigError> {
+        if self.hardware == BarrierHardware::None {
+            return Ok(None);
+        }
+        for (field, v) in [("barrier.int_elements", self.int_elements), ("barrier.float_elements", self.float_elements)] {
+            if !(1..=8).contains(&v) {
+                return Err(ConfigError::new(field, format!("{v} must be between 1 and 8")));
+            }
+        }
+        Ok(Some(fabricsim_network::gates::GateParams {
+            tnis: self.tnis,
+            channels: self.channels,
+            gates: self.gates,
+            channel_serial: self.channel_serial,
+            channel_overlap: self.channel_overlap,
+            relay: self.relay,
+            int_elements: self.int_elements,
+            float_elements: self.float_elements,
+            algorithm: self.algorithm,
+        }))
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]

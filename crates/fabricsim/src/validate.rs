@@ -16,6 +16,9 @@
 //! set = ["machine.preset=tofud"]
 //! ratio_set = [...]           # optional: value = metric(set) / metric(set + ratio_set)
 //! note = "..."
+//! # For the collective metrics (collective_time, gate_tnis, gate_channels_per_tni,
+//! # gate_gates_per_tni, gate_stages): what to run, `ranks` on each of the first `nodes` nodes.
+//! collective = { op = "barrier", algorithm = "hardware", ranks = 8, nodes = 1 }
 //! ```
 //! Rows of kind `info` have no published value: they are printed, never judged.
 
@@ -51,6 +54,38 @@ struct RowSpec {
     ratio_set: Vec<String>,
     #[serde(default)]
     note: String,
+    /// For the collective metrics: the collective to run.
+    collective: Option<CollectiveRow>,
+}
+
+/// A collective a row runs (`fabricsim collective`): `op` by `algorithm`, `ranks` ranks on each of
+/// the first `nodes` nodes, `bytes` per rank.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CollectiveRow {
+    op: String,
+    algorithm: String,
+    #[serde(default = "one")]
+    ranks: u32,
+    #[serde(default = "one")]
+    nodes: u32,
+    #[serde(default = "eight")]
+    bytes: u64,
+}
+
+fn one() -> u32 {
+    1
+}
+fn eight() -> u64 {
+    8
+}
+
+/// Run a row's collective: its completion time (ns) and its gates' use.
+fn run_collective(plan: &Plan, c: &CollectiveRow) -> Result<crate::collective::CollectivePoint, Error> {
+    let op = crate::collective::parse_op(&c.op)?;
+    let map = (0..c.nodes).flat_map(|n| std::iter::repeat_n(fabricsim_core::NodeId(n), c.ranks as usize)).collect();
+    let ranks = crate::placement::Ranks { per_node: c.ranks, map: Some(map), grid: None };
+    crate::collective::run(plan, &ranks, op, &c.algorithm, c.bytes, false, |_| {})
 }
 
 fn default_tolerance() -> f64 {
@@ -78,10 +113,22 @@ pub struct Row {
     pub note: String,
 }
 
-fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
+fn metric(s: &Scenario, name: &str, unit: &str, collective: Option<&CollectiveRow>) -> Result<f64, Error> {
     let plan = Plan::new(s)?;
     let field = || ConfigError::new("row.metric", format!("'{name}' is not a metric"));
     let base = match name {
+        "collective_time" | "gate_tnis" | "gate_channels_per_tni" | "gate_gates_per_tni" | "gate_stages" => {
+            let c = collective.ok_or_else(|| ConfigError::new("row.collective", format!("metric '{name}' needs a collective to run")))?;
+            let p = run_collective(&plan, c)?;
+            let gates = || p.gates.clone().ok_or_else(|| ConfigError::new("row.metric", format!("'{name}': the run used no barrier gates")));
+            match name {
+                "collective_time" => p.time_ns,
+                "gate_tnis" => gates()?.tnis as f64,
+                "gate_channels_per_tni" => gates()?.max_channels_per_tni as f64,
+                "gate_gates_per_tni" => gates()?.max_gates_per_tni as f64,
+                _ => gates()?.stages as f64,
+            }
+        }
         "one_way_latency" => {
             let r = plan.run()?;
             r.workload.one_way_latency_ns.ok_or_else(|| ConfigError::new("row.metric", "the workload gives no one-way latency"))?
@@ -133,9 +180,9 @@ fn metric(s: &Scenario, name: &str, unit: &str) -> Result<f64, Error> {
     };
     // Latencies come in ns; convert to the row's unit.
     Ok(match (name, unit) {
-        ("one_way_latency", "us") => base / 1000.0,
-        ("one_way_latency", "ns") => base,
-        ("one_way_latency", u) => return Err(ConfigError::new("row.unit", format!("'{u}' is not a time unit (us, ns)")).into()),
+        ("one_way_latency" | "collective_time", "us") => base / 1000.0,
+        ("one_way_latency" | "collective_time", "ns") => base,
+        ("one_way_latency" | "collective_time", u) => return Err(ConfigError::new("row.unit", format!("'{u}' is not a time unit (us, ns)")).into()),
         _ => base,
     })
 }
@@ -155,11 +202,11 @@ fn run_row(system: &str, source: &str, r: &RowSpec, extra: &[String]) -> Result<
     s.apply_overrides(extra)?;
     // A ratio compares two runs in the metric's native unit; the row's unit is then "fraction".
     let unit = if r.ratio_set.is_empty() { r.unit.as_str() } else { "ns" };
-    let mut value = metric(&s, &r.metric, unit)?;
+    let mut value = metric(&s, &r.metric, unit, r.collective.as_ref())?;
     if !r.ratio_set.is_empty() {
         let mut d = s.clone();
         d.apply_overrides(&r.ratio_set)?;
-        value /= metric(&d, &r.metric, unit)?;
+        value /= metric(&d, &r.metric, unit, r.collective.as_ref())?;
     }
     let error = r.published.map(|p| (value - p) / p);
     let status = match (r.kind.as_str(), error) {

@@ -154,3 +154,37 @@ fn the_virtual_torus_of_a_6d_shape_puts_virtual_neighbours_one_link_apart() {
         run(&pl, &ranks, Collective::Allgather, "quad_rings", 4096, false, |_| {}).unwrap();
     }
 }
+
+#[test]
+fn hardware_barriers_and_allreduces_run_where_the_preset_has_gates() {
+    // A K-computer corner (Tofu gates on TNI 0): the hardware barrier beats the software one,
+    // and a one-element allreduce goes through the gates too.
+    let pl = plan("[machine]\npreset = \"tofu-k\"\n[topology]\nshape = [4, 3, 2, 2, 3, 2]");
+    let hw = run(&pl, &Ranks::default(), Collective::Barrier, "hardware", 8, false, |_| {}).unwrap();
+    let sw = run(&pl, &Ranks::default(), Collective::Barrier, "dissemination", 8, false, |_| {}).unwrap();
+    assert!(hw.time_ns < sw.time_ns, "{} vs {}", hw.time_ns, sw.time_ns);
+    let g = hw.gates.clone().unwrap();
+    // 288 nodes, one rank each: recursive doubling with a fold, 256 core TNIs.
+    assert_eq!((g.tnis, g.max_channels_per_tni), (288, 1));
+    assert!(g.stages >= 9, "{g:?}");
+    let ar = run(&pl, &Ranks::default(), Collective::Allreduce, "hardware", 8, false, |_| {}).unwrap();
+    assert!(ar.gates.unwrap().exact);
+    // More elements than K's gates reduce at once: refused, naming the field.
+    let e = run(&pl, &Ranks::default(), Collective::Allreduce, "hardware", 16, false, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("bytes") && e.contains("1 to 1 integer"), "{e}");
+    // Blue Gene/Q has no Tofu gates: the hardware algorithm says so.
+    let bgq = plan("[machine]\npreset = \"bgq\"");
+    let e = run(&bgq, &Ranks::default(), Collective::Barrier, "hardware", 8, false, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("no barrier gates"), "{e}");
+}
+
+#[test]
+fn a_program_file_makes_its_groups() {
+    let pl = plan("[machine]\npreset = \"tofu-k\"\n[topology]\nshape = [4, 3, 2, 2, 3, 2]");
+    let text = "ranks 3\ngroup 5 0,2\n0 hw barrier 5 0B tag=1\n2 hw barrier 5 0B tag=1\n0 hwwait tag=1\n2 hwwait tag=1\n1 compute 1us\n";
+    let prog = fabricsim_program::FileProgram::parse(text).unwrap();
+    let ranks = Ranks { map: Some((0..3).map(fabricsim_core::NodeId).collect()), ..Ranks::default() };
+    let p = run_program(&pl, &ranks, Box::new(prog), 0, false, |_| {}).unwrap();
+    // Ranks 0 and 2 on nodes 0 and 2: two start gates, one signal each way.
+    assert!(p.time_ns > 480.0 && p.time_ns < 2000.0, "{}", p.time_ns);
+}

@@ -56,10 +56,11 @@
 //!   ([`Simulation::with_rank_map`]), with Puts, Gets answered by the target NIC, local and
 //!   remote completions, timers per rank, and the posting core's software cost. The
 //!   `fabricsim-program` crate's `ProgramRun` is one (per-rank operation lists, collectives).
-//! * In-network collective engines and barrier gates: `Nic::collective_start` (which this
-//!   network still refuses) and `Workload::collective_done` are the hooks; the hardware will be
-//!   a new event family handled beside the router events, fed by packets of a dedicated
-//!   priority class and VC.
+//! * In-network collectives: `Nic::collective_group`, `Nic::collective_start` and
+//!   `Workload::collective_done` are the hooks. Tofu's barrier gates ([`gates`]) are an event
+//!   family beside the router events (`Ev::Gate`), their signals between nodes packets of a
+//!   priority class; other machines' hardware (class routes, switch barriers) comes the same
+//!   way.
 //! * Time series, traces, the viewer: an observer ([`fabricsim_stats::Observer`]) given to
 //!   [`Simulation::observed`]; `PortSeries` samples per-port utilisation.
 //! * Fault injection: per-port state consulted by the selection function and link model.
@@ -82,6 +83,7 @@
 mod channel;
 mod delivery;
 pub mod format;
+pub mod gates;
 mod link;
 mod measure;
 mod nic;
@@ -97,4 +99,4 @@ pub mod workload;
 pub use format::PacketFormat;
 pub use params::{EngineChoice, NetworkParams};
 pub use sim::{Outcome, RunLimits, Simulation};
-pub use workload::{Api, Delivered, Message, Nic, Op, Rank, Workload};
+pub use workload::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, Message, Nic, Op, Rank, Workload};

@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::params::EngineChoice;
 use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
@@ -62,7 +62,11 @@ impl<O: Observer> Core<O> {
         // another (a rank that posts twenty messages pays twenty in a row); the NIC's part
         // (descriptor handling, its memory reads) overlaps across messages. A Get's data is
         // posted by the target's NIC: no software part.
-        let (host, nic) = (if op == GET_RESPONSE { 0 } else { self.p.software_overhead.ps() }, self.p.tx_overhead.ps());
+        let (host, nic) = match op {
+            GET_RESPONSE => (0, self.p.tx_overhead.ps()),
+            GATE_SIGNAL => (0, 0),
+            _ => (self.p.software_overhead.ps(), self.p.tx_overhead.ps()),
+        };
         if host == 0 && nic == 0 {
             return self.enqueue_message(self.node(src), m);
         }

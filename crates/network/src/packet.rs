@@ -91,6 +91,9 @@ pub const PUT: u8 = 0;
 pub const GET_REQUEST: u8 = 1;
 /// `Message::op`: the data of a Get, from the target's NIC back to the initiator.
 pub const GET_RESPONSE: u8 = 2;
+/// `Message::op`: a barrier gate's signal to a gate on another node (its tag: the signal's
+/// entry in the gate unit); sent and received by the gate hardware, with no per-message costs.
+pub const GATE_SIGNAL: u8 = 3;
 
 /// A Get in progress (`Core::gets`).
 #[derive(Debug, Clone, Copy)]

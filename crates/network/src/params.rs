@@ -73,6 +73,8 @@ pub struct NetworkParams {
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
     pub shared_crossbar: bool,
+    /// Tofu barrier channels and gates in the NICs (`None`: no barrier hardware).
+    pub gates: Option<crate::gates::GateParams>,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).
@@ -105,6 +107,17 @@ impl NetworkParams {
                 "router.buffer",
                 format!("{}B per VC cannot hold one {}B packet; virtual cut-through needs room for a whole packet", self.buffer_bytes, max),
             ));
+        }
+        if let Some(g) = &self.gates {
+            if g.tnis == 0 || g.tnis > self.engines {
+                return Err(ConfigError::new("barrier.tnis", format!("{} must be between 1 and the NIC's {} engines", g.tnis, self.engines)));
+            }
+            if g.channels == 0 || g.gates < g.channels {
+                return Err(ConfigError::new(
+                    "barrier.gates",
+                    format!("{} channels and {} gates per TNI: a TNI needs at least one channel and a gate per channel", g.channels, g.gates),
+                ));
+            }
         }
         if self.watchdog == Time::ZERO {
             return Err(ConfigError::new("sim.watchdog", "must be positive"));

@@ -80,6 +80,9 @@ impl<O: Observer> Core<O> {
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
+        if self.gates.as_deref().is_some_and(|g| g.has_work()) {
+            self.serve_gates();
+        }
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.
         let mut due = std::mem::take(&mut self.phase_scratch);

@@ -47,6 +47,8 @@ pub(crate) enum Ev {
     MsgDone(u32),
     /// A node's host link or memory port became free.
     NicWake(u32),
+    /// A barrier gate has been processed: an entry of the gate unit's `firing`.
+    Gate(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
@@ -303,6 +305,8 @@ pub struct Core<O = ()> {
     /// Port counters when the measurement window began and ended (empty until then).
     pub(crate) counters_at_start: Vec<PortCounters>,
     pub(crate) counters_at_end: Vec<PortCounters>,
+    /// Tofu barrier gates, when the NICs have them.
+    pub(crate) gates: Option<Box<crate::gates::GateUnit>>,
 }
 
 /// A simulation: network state plus a workload.
@@ -608,6 +612,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
+            gates: params.gates.clone().map(|g| Box::new(crate::gates::GateUnit::new(g, nodes as u32))),
             single_latency: LatencyHistogram::new(),
             out: Outcome {
                 sim_time: Time::ZERO,
@@ -790,6 +795,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.hand_over(d, false, false);
                 }
             }
+            Ev::Gate(e) => c.gate_fire(e),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nic_wake[node as usize] == now {
@@ -828,9 +834,25 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             self.core.check_stop = true;
         }
         self.core.end_instant();
+        // Members whose in-network collective ended, by rank then tag.
+        if let Some(mut done) = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).filter(|d| !d.is_empty()) {
+            done.sort_unstable();
+            for &(rank, tag) in &done {
+                self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
+            }
+            self.core.check_stop = true;
+            if self.core.gates.as_deref().is_some_and(|g| g.has_work()) {
+                self.core.due = true;
+            }
+        }
         if !self.core.handover.is_empty() {
             self.core.due = true;
         }
+    }
+
+    /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
+    pub fn gate_wiring(&self, id: u32) -> Option<&crate::gates::Wiring> {
+        self.core.gate_wiring(id)
     }
 
     /// Run to completion. `progress` is called now and then with the current simulated time.

@@ -4,7 +4,7 @@
 use crate::packet::NO_HINT;
 use crate::sim::Core;
 use fabricsim_core::{NodeId, Time};
-pub use fabricsim_nic::{Api, Delivered, HwCollective, HwKind, Message, Nic, Op, Rank, Workload};
+pub use fabricsim_nic::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, Message, Nic, Op, Rank, Workload};
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Nic for Core<O> {
@@ -39,6 +39,15 @@ impl<O: Observer> Nic for Core<O> {
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
         Core::wake_at(self, rank.0, at)
+    }
+    fn collective_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        self.gate_group(g)
+    }
+    fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.gate_start(rank, c)
+    }
+    fn collective_value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
+        self.gate_value(rank, group)
     }
 }
 

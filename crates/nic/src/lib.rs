@@ -144,16 +144,91 @@ pub enum HwKind {
     Allreduce,
 }
 
+/// How an in-network reduction combines its members' values, element by element: integers
+/// (as `u64` bits, signed for min and max), bitwise operations, or IEEE doubles (as their
+/// bits). `None`: nothing to combine (a barrier).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HwOp {
+    #[default]
+    None,
+    Sum,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    FloatSum,
+    FloatMin,
+    FloatMax,
+}
+
+impl HwOp {
+    /// Combine `b` into `a`, element by element.
+    pub fn combine(self, a: &mut [u64; 8], b: &[u64; 8]) {
+        for (x, &y) in a.iter_mut().zip(b) {
+            let f = |v: u64| f64::from_bits(v);
+            *x = match self {
+                HwOp::None => *x,
+                HwOp::Sum => x.wrapping_add(y),
+                HwOp::Min => (*x as i64).min(y as i64) as u64,
+                HwOp::Max => (*x as i64).max(y as i64) as u64,
+                HwOp::And => *x & y,
+                HwOp::Or => *x | y,
+                HwOp::Xor => *x ^ y,
+                HwOp::FloatSum => (f(*x) + f(y)).to_bits(),
+                HwOp::FloatMin => f(*x).min(f(y)).to_bits(),
+                HwOp::FloatMax => f(*x).max(f(y)).to_bits(),
+            };
+        }
+    }
+    /// Whether the hardware treats the values as floating point.
+    pub fn is_float(self) -> bool {
+        matches!(self, HwOp::FloatSum | HwOp::FloatMin | HwOp::FloatMax)
+    }
+    /// Whether counting a contribution twice changes the result (sums and xor).
+    pub fn counts_twice(self) -> bool {
+        matches!(self, HwOp::Sum | HwOp::Xor | HwOp::FloatSum)
+    }
+}
+
 /// An in-network collective started by one rank: every member of `group` starts it with the
 /// same `tag`; each member hears [`Workload::collective_done`] when its part is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HwCollective {
     pub kind: HwKind,
-    /// Which set of ranks and which hardware resources (a barrier channel, a class route).
+    /// Which set of ranks and which hardware resources (a barrier channel, a class route): a
+    /// group made by [`Nic::collective_group`].
     pub group: u32,
-    /// Data each member contributes (0 for a barrier).
+    /// Data each member contributes (0 for a barrier): `bytes / 8` elements, rounded up.
     pub bytes: u64,
     pub tag: u64,
+    /// How values combine (reductions).
+    pub op: HwOp,
+    /// This member's contribution: the first `bytes / 8` elements.
+    pub value: [u64; 8],
+}
+
+impl HwCollective {
+    /// A collective with no values to combine.
+    pub fn new(kind: HwKind, group: u32, bytes: u64, tag: u64) -> Self {
+        HwCollective { kind, group, bytes, tag, op: HwOp::None, value: [0; 8] }
+    }
+    /// With a reduction of `value` by `op`.
+    pub fn reducing(self, op: HwOp, value: [u64; 8]) -> Self {
+        HwCollective { op, value, ..self }
+    }
+}
+
+/// A set of ranks that will run in-network collectives together (an MPI communicator): the
+/// hardware resources are taken when it is made.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HwGroup {
+    pub id: u32,
+    /// The members, in order (member 0 is the root where the hardware has one).
+    pub members: Vec<Rank>,
+    /// Whether the group will sum or xor (a wiring that may count a contribution twice is then
+    /// out).
+    pub sums: bool,
 }
 
 /// The NIC side a workload talks to (implemented by the network, and by [`mock::MockNic`]).
@@ -175,6 +250,15 @@ pub trait Nic {
     /// Start an in-network collective at `rank`, or say why this network cannot.
     fn collective_start(&mut self, _rank: Rank, c: HwCollective) -> Result<(), String> {
         Err(format!("this network has no in-network collective hardware (a {:?} was started)", c.kind))
+    }
+    /// Make a group for in-network collectives (taking its hardware resources), or say why
+    /// this network cannot.
+    fn collective_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        Err(format!("this network has no in-network collective hardware (group {} was made)", g.id))
+    }
+    /// The reduced value `rank` received from its group's last in-network reduction.
+    fn collective_value(&self, _rank: Rank, _group: u32) -> Option<[u64; 8]> {
+        None
     }
 }
 
@@ -230,6 +314,14 @@ impl<'a> Api<'a> {
     /// Start an in-network collective at `rank` (see [`Nic::collective_start`]).
     pub fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
         self.nic.collective_start(rank, c)
+    }
+    /// Make a group for in-network collectives (see [`Nic::collective_group`]).
+    pub fn collective_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        self.nic.collective_group(g)
+    }
+    /// The value `rank` received from `group`'s last in-network reduction.
+    pub fn collective_value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
+        self.nic.collective_value(rank, group)
     }
 }
 

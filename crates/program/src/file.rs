@@ -14,6 +14,8 @@
 //! 2 wait 3 tag=1           # ... and wait for the data
 //! 0.1 rate 1GB/s           # lane 1 of rank 0 caps its following Puts' injection rate
 //! 0.1 engine 2             # ... and sends them on engine 2 ("engine any" to undo)
+//! group 0 all              # a group for in-network collectives: every rank (or `0,2,3`;
+//!                          #   add `sums` if it will sum: no wiring that counts twice)
 //! 3 hw barrier 0 0B tag=9  # start an in-network collective (barrier, broadcast, reduce or
 //! 3 hwwait tag=9           #   allreduce) on group 0 with 0 bytes, and wait for its end
 //! ```
@@ -32,6 +34,8 @@ pub struct FileProgram {
     /// Operations per rank, per lane.
     ops: Vec<Vec<Vec<Op>>>,
     lanes: u32,
+    /// Groups for in-network collectives (`group` lines).
+    groups: Vec<fabricsim_nic::HwGroup>,
 }
 
 impl FileProgram {
@@ -39,6 +43,7 @@ impl FileProgram {
     pub fn parse(text: &str) -> Result<FileProgram, String> {
         let mut ranks: Option<u32> = None;
         let mut ops: Vec<Vec<Vec<Op>>> = Vec::new();
+        let mut groups = Vec::new();
         for (no, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -67,6 +72,17 @@ impl FileProgram {
                 }
                 Ok(r)
             };
+            if let ["group", id, who @ ..] = words.as_slice() {
+                let id: u32 = id.parse().map_err(|_| at(format!("'{id}' is not a group number")))?;
+                let sums = who.last() == Some(&"sums");
+                let members = match &who[..who.len() - sums as usize] {
+                    ["all"] => (0..n).collect(),
+                    [list] => list.split(',').map(|w| rank_of(w, "rank")).collect::<Result<Vec<_>, _>>()?,
+                    _ => return Err(at("expected `group G all` or `group G R1,R2,...` (then `sums` if it will sum)".into())),
+                };
+                groups.push(fabricsim_nic::HwGroup { id, members: members.into_iter().map(fabricsim_nic::Rank).collect(), sums });
+                continue;
+            }
             let (who, op, args) = match words.as_slice() {
                 [who, op, args @ ..] => (*who, *op, args),
                 _ => return Err(at("expected `RANK OPERATION ...`".into())),
@@ -171,7 +187,7 @@ impl FileProgram {
             return Err("the program is empty: its first line must be `ranks N`".into());
         }
         let lanes = ops.iter().map(|l| l.len()).max().unwrap_or(1).max(1) as u32;
-        Ok(FileProgram { ops, lanes })
+        Ok(FileProgram { ops, lanes, groups })
     }
 }
 
@@ -190,6 +206,9 @@ impl Program for FileProgram {
     }
     fn op(&self, rank: u32, lane: u32, i: u32) -> Op {
         self.ops[rank as usize][lane as usize][i as usize]
+    }
+    fn hw_groups(&self) -> Vec<fabricsim_nic::HwGroup> {
+        self.groups.clone()
     }
 }
 

@@ -27,6 +27,10 @@ pub trait Program {
     fn owner(&self, slot: u32) -> u32 {
         slot / (self.slots() / self.ranks().max(1)).max(1)
     }
+    /// Groups for in-network collectives, made when the program starts (default none).
+    fn hw_groups(&self) -> Vec<fabricsim_nic::HwGroup> {
+        Vec::new()
+    }
 }
 
 /// A program made of stages run one after the other (ring allreduce: a reduce-scatter, then
@@ -59,6 +63,9 @@ impl Program for Stages {
     }
     fn owner(&self, slot: u32) -> u32 {
         self.stages[0].owner(slot)
+    }
+    fn hw_groups(&self) -> Vec<fabricsim_nic::HwGroup> {
+        self.stages.iter().flat_map(|s| s.hw_groups()).collect()
     }
     fn len(&self, rank: u32, lane: u32) -> u32 {
         self.stages.iter().filter(|s| lane < s.lanes()).map(|s| s.len(rank, lane)).sum()

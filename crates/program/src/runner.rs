@@ -140,7 +140,12 @@ impl ProgramRun {
                 Op::HwStart { kind, group, slots, tag } => {
                     // A contribution, not a message: no flag-word minimum.
                     let bytes = if let Slots::Bytes(n) = slots { n } else { self.bytes_of(slots) };
-                    let c = fabricsim_nic::HwCollective { kind, group, bytes, tag: tag as u64 };
+                    // A reduction's contribution: every element the rank's number plus one, so
+                    // the result shows the hardware summed each member once.
+                    let mut c = fabricsim_nic::HwCollective::new(kind, group, bytes, tag as u64);
+                    if matches!(kind, fabricsim_nic::HwKind::Reduce | fabricsim_nic::HwKind::Allreduce) {
+                        c = c.reducing(fabricsim_nic::HwOp::Sum, [rank as u64 + 1; 8]);
+                    }
                     if let Err(e) = api.collective_start(Rank(rank), c) {
                         self.error.get_or_insert(format!("rank {rank} operation {}: {e}", l.pc));
                         self.lane[at].state = State::Waiting;
@@ -221,6 +226,12 @@ impl ProgramRun {
 
 impl Workload for ProgramRun {
     fn start(&mut self, api: &mut Api) {
+        for g in self.program.hw_groups() {
+            if let Err(e) = api.collective_group(&g) {
+                self.error.get_or_insert(e);
+                return;
+            }
+        }
         for rank in 0..self.program.ranks() {
             for lane in 0..self.lanes {
                 self.advance(rank, lane, api);
@@ -315,7 +326,7 @@ mod tests {
         let mut nic = MockNic { collectives: Some(Vec::new()), ..MockNic::new(2) };
         nic.start(&mut w);
         let started = nic.collectives.clone().unwrap();
-        assert_eq!(started, vec![(Rank(0), HwCollective { kind: HwKind::Barrier, group: 3, bytes: 0, tag: 1 })]);
+        assert_eq!(started, vec![(Rank(0), HwCollective::new(HwKind::Barrier, 3, 0, 1))]);
         // Rank 1's end arrives while it still computes: counted, and its wait passes at once.
         nic.complete_collective(&mut w, Rank(1), 1);
         nic.now = Time::from_us(1);

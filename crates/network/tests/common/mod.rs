@@ -34,5 +34,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         selection: Default::default(),
         engine_choice: Default::default(),
         shared_crossbar: false,
+        gates: None,
     }
 }

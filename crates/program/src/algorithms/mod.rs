@@ -6,6 +6,7 @@ pub mod bruck_allgather;
 pub mod bruck_alltoall;
 pub mod chain;
 pub mod fold;
+pub mod hardware;
 pub mod pairwise;
 pub mod quad_rings;
 pub mod recursive_doubling;
@@ -45,6 +46,15 @@ pub fn names(c: Collective) -> &'static [&'static str] {
     }
 }
 
+/// The collectives that in-network hardware may do (`hardware`, an algorithm of its own: not
+/// among [`names`], since most networks lack the hardware).
+pub fn hardware_names(c: Collective) -> &'static [&'static str] {
+    match c {
+        Collective::Barrier | Collective::Allreduce => &["hardware"],
+        _ => &[],
+    }
+}
+
 /// What an algorithm may know of where it runs.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -81,6 +91,8 @@ pub fn build(c: Collective, name: &str, layout: &Layout, size: u64) -> Result<Bo
     let tree_segments = size.div_ceil(3 * CHAIN_SEGMENT).clamp(1, MAX_SEGMENTS) as u32;
     let p: Boxed = match (c, name) {
         (Collective::Barrier, "dissemination") => Box::new(barrier_dissemination::Dissemination { ranks }),
+        (Collective::Barrier, "hardware") => Box::new(hardware::Hardware { ranks, kind: fabricsim_nic::HwKind::Barrier, bytes: 0 }),
+        (Collective::Allreduce, "hardware") => Box::new(hardware::Hardware { ranks, kind: fabricsim_nic::HwKind::Allreduce, bytes: size.max(1) }),
         (Collective::Broadcast, "binomial") => Box::new(binomial::Binomial { ranks, reduce: false }),
         (Collective::Reduce, "binomial") => Box::new(binomial::Binomial { ranks, reduce: true }),
         (Collective::Broadcast, "chain") => Box::new(chain::Chain { ranks, segments, reduce: false }),

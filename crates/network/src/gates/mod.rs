@@ -1,0 +1,351 @@
+//! Tofu barrier: barrier channels (BCH) and barrier gates (BG) in the network interfaces.
+//!
+//! Each node's first [`GateParams::tnis`] TNIs have `channels` BCHs and `gates` BGs each. A group
+//! ([`fabricsim_nic::HwGroup`], an MPI communicator) takes one BCH per member (a node's members
+//! spread over its TNIs, the least used first) and the BGs its wiring needs ([`wiring`]); running
+//! out is an error naming the resource. When a member starts a collective, its BCH fires its
+//! start-and-end gate; gates signal gates; the member's end gate tells it the collective is
+//! over.
+//!
+//! Timing (the mechanism TofuD's measurements show): each TNI processes its gates one at a time.
+//! A start costs `channel_serial` of the TNI's time, then `channel_overlap` more before its
+//! signals leave (that part overlaps with the next gate the TNI processes); a relay costs
+//! `relay`. An end tells its member at once. A signal between gates of one node is immediate;
+//! between nodes it is a packet through the network, sent by the gate's TNI at the system
+//! priority class, on the deterministic route (a pair's signals stay in order), with no
+//! per-message overheads (the gate hardware sends it), its payload the values it carries.
+//! Gates are served, within an instant, in the order of their group, gate and round, not in
+//! the order their signals happened to be handled.
+
+pub mod wiring;
+
+use crate::sim::{Core, Ev};
+use fabricsim_core::Time;
+use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
+use fabricsim_stats::Observer;
+use std::collections::HashMap;
+pub use wiring::{GateAlgorithm, Role, Wiring};
+
+/// The barrier hardware of each node (`[barrier]` in a scenario).
+#[derive(Debug, Clone, PartialEq)]
+pub struct GateParams {
+    /// TNIs (the first ones of each node) that have BCHs and BGs.
+    pub tnis: u32,
+    /// BCHs per TNI.
+    pub channels: u32,
+    /// BGs per TNI.
+    pub gates: u32,
+    /// Part of a BCH and its start gate's latency that holds the TNI (not overlapped).
+    pub channel_serial: Time,
+    /// The rest of it, overlapped with the TNI's next gate.
+    pub channel_overlap: Time,
+    /// Latency of a relay gate (holds the TNI).
+    pub relay: Time,
+    /// Most integer / floating-point elements one synchronisation reduces.
+    pub int_elements: u8,
+    pub float_elements: u8,
+    pub algorithm: GateAlgorithm,
+}
+
+/// Priority class of gate signals in the network (above normal traffic).
+pub const SIGNAL_CLASS: u8 = 2;
+
+/// A group's gates, as built, and where they are.
+struct Group {
+    wiring: Wiring,
+    /// Per wiring TNI: its global id (`node * tnis + t`) and a member rank on its node (signals
+    /// are addressed by rank).
+    tni_global: Vec<u32>,
+    tni_rank: Vec<u32>,
+    /// The members' ranks, and the member index of each.
+    members: Vec<u32>,
+    member_of: HashMap<u32, u32>,
+    /// Per gate: signals arrived on each input; per start gate, rounds started.
+    arrived: Vec<[u32; 2]>,
+    rounds: Vec<u32>,
+    /// Values that arrived before the other input's: (gate, input, round) -> value.
+    waiting: HashMap<(u32, u8, u32), [u64; 8]>,
+    /// Per member: tags of the collectives it started and that are not over, oldest first.
+    tags: Vec<std::collections::VecDeque<u64>>,
+    /// How the current round combines (and how many elements), and each member's last result.
+    op: HwOp,
+    elements: u8,
+    results: Vec<[u64; 8]>,
+}
+
+/// A gate whose inputs are all in: to be served by its TNI (round `round`, carrying `value`).
+#[derive(Debug, Clone, Copy)]
+struct Ready {
+    group: u32,
+    gate: u32,
+    round: u32,
+    value: [u64; 8],
+}
+
+/// The barrier hardware of every node, and the groups using it.
+pub(crate) struct GateUnit {
+    p: GateParams,
+    /// Per global TNI: BCHs and BGs taken, and when its gate processing is free again (ps).
+    used: Vec<(u32, u32)>,
+    free_at: Vec<u64>,
+    groups: Vec<Group>,
+    index: HashMap<u32, u32>,
+    ready: Vec<Ready>,
+    /// Gates being processed (`Ev::Gate`), and signals travelling as messages (their tag).
+    firing: crate::packet::Slab<Ready>,
+    signals: crate::packet::Slab<(u32, u32, u8, [u64; 8])>,
+    /// Members whose collective ended this instant: (rank, tag).
+    pub(crate) done: Vec<(u32, u64)>,
+}
+
+impl GateUnit {
+    pub(crate) fn new(p: GateParams, nodes: u32) -> Self {
+        let tnis = (nodes * p.tnis) as usize;
+        GateUnit {
+            p,
+            used: vec![(0, 0); tnis],
+            free_at: vec![0; tnis],
+            groups: Vec::new(),
+            index: HashMap::new(),
+            ready: Vec::new(),
+            firing: Default::default(),
+            signals: Default::default(),
+            done: Vec::new(),
+        }
+    }
+
+    pub(crate) fn has_work(&self) -> bool {
+        !self.ready.is_empty() || !self.done.is_empty()
+    }
+}
+
+impl<O: Observer> Core<O> {
+    fn gate_unit(&mut self) -> Result<&mut GateUnit, String> {
+        self.gates
+            .as_deref_mut()
+            .ok_or_else(|| "this network has no in-network collective hardware (no barrier gates: see barrier.hardware)".to_string())
+    }
+
+    /// Make group `g`: give each member a BCH (a node's members on its TNIs in turn, the least
+    /// used TNI first), wire the gates, and take them.
+    pub(crate) fn gate_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
+            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
+        }
+        let unit = self.gate_unit()?;
+        if unit.index.contains_key(&g.id) {
+            return Err(format!("group {} exists already", g.id));
+        }
+        let tnis = unit.p.tnis;
+        let mut member_of = HashMap::new();
+        let mut taken: HashMap<u32, u32> = HashMap::new();
+        let mut points = Vec::with_capacity(nodes.len());
+        for (m, (&node, r)) in nodes.iter().zip(&g.members).enumerate() {
+            if member_of.insert(r.0, m as u32).is_some() {
+                return Err(format!("group {} names rank {} twice", g.id, r.0));
+            }
+            let t = (0..tnis).min_by_key(|&t| unit.used[(node * tnis + t) as usize].0 + taken.get(&(node * tnis + t)).unwrap_or(&0)).unwrap();
+            *taken.entry(node * tnis + t).or_default() += 1;
+            points.push(node * tnis + t);
+        }
+        let share = wiring::Share { tnis_per_node: tnis, gates_per_channel: unit.p.gates / unit.p.channels };
+        let wiring = Wiring::build(&points, unit.p.algorithm, g.sums, Some(share)).map_err(|e| format!("barrier.algorithm: {e}"))?;
+        let (channels, gates) = (wiring.channels_per_tni(), wiring.gates_per_tni());
+        for (i, &t) in wiring.tnis.iter().enumerate() {
+            let (c, b) = unit.used[t as usize];
+            let (node, tni) = (t / tnis, t % tnis);
+            if c + channels[i] > unit.p.channels {
+                return Err(format!(
+                    "barrier.channels: group {} needs {} barrier channels on node {node} TNI {tni}, which has {} of {} left",
+                    g.id,
+                    channels[i],
+                    unit.p.channels - c,
+                    unit.p.channels
+                ));
+            }
+            if b + gates[i] > unit.p.gates {
+                return Err(format!(
+                    "barrier.gates: group {} needs {} barrier gates on node {node} TNI {tni}, which has {} of {} left",
+                    g.id,
+                    gates[i],
+                    unit.p.gates - b,
+                    unit.p.gates
+                ));
+            }
+        }
+        for (i, &t) in wiring.tnis.iter().enumerate() {
+            unit.used[t as usize].0 += channels[i];
+            unit.used[t as usize].1 += gates[i];
+        }
+        let tni_rank = wiring.tnis.iter().map(|&t| g.members[points.iter().position(|&p| p == t).unwrap()].0).collect();
+        let n = wiring.gates.len();
+        unit.index.insert(g.id, unit.groups.len() as u32);
+        unit.groups.push(Group {
+            tni_global: wiring.tnis.clone(),
+            tni_rank,
+            members: g.members.iter().map(|r| r.0).collect(),
+            member_of,
+            arrived: vec![[0; 2]; n],
+            rounds: vec![0; n],
+            waiting: HashMap::new(),
+            tags: vec![Default::default(); g.members.len()],
+            op: HwOp::None,
+            elements: 0,
+            results: vec![[0; 8]; g.members.len()],
+            wiring,
+        });
+        Ok(())
+    }
+
+    /// The wiring of group `id` (for reports and tests).
+    pub(crate) fn gate_wiring(&self, id: u32) -> Option<&Wiring> {
+        let u = self.gates.as_deref()?;
+        Some(&u.groups[*u.index.get(&id)? as usize].wiring)
+    }
+
+    pub(crate) fn gate_value(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
+        let u = self.gates.as_deref()?;
+        let g = &u.groups[*u.index.get(&id)? as usize];
+        g.member_of.get(&rank.0).map(|&m| g.results[m as usize])
+    }
+
+    /// Member `rank` starts collective `c`: its BCH fires its start gate.
+    pub(crate) fn gate_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let unit = self.gate_unit()?;
+        if !matches!(c.kind, HwKind::Barrier | HwKind::Allreduce) {
+            return Err(format!("the barrier gates do barriers and allreduces, not a {:?}", c.kind));
+        }
+        let elements = c.bytes.div_ceil(8);
+        let (max, what) = if c.op.is_float() { (unit.p.float_elements, "floating-point") } else { (unit.p.int_elements, "integer") };
+        if c.kind == HwKind::Allreduce && (c.op == HwOp::None || elements == 0 || elements > max as u64) {
+            return Err(format!(
+                "bytes: an allreduce through the barrier gates takes 1 to {max} {what} elements of 8 bytes and an operation ({} bytes, {:?} given)",
+                c.bytes, c.op
+            ));
+        }
+        let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
+        let g = &mut unit.groups[gi as usize];
+        let m = *g.member_of.get(&rank.0).ok_or_else(|| format!("rank {} is not a member of group {}", rank.0, c.group))?;
+        let op = if c.kind == HwKind::Barrier { HwOp::None } else { c.op };
+        if op.counts_twice() && !g.wiring.exact {
+            return Err(format!("group {} is wired by dissemination, which can count a contribution twice: it cannot sum", c.group));
+        }
+        g.op = op;
+        g.elements = elements as u8;
+        g.tags[m as usize].push_back(c.tag);
+        let gate = g.wiring.starts[m as usize];
+        let round = g.rounds[gate as usize];
+        g.rounds[gate as usize] += 1;
+        let mut value = [0; 8];
+        value[..elements.min(8) as usize].copy_from_slice(&c.value[..elements.min(8) as usize]);
+        unit.ready.push(Ready { group: gi, gate, round, value });
+        self.due = true;
+        Ok(())
+    }
+
+    /// A signal with `value` arrives at input `slot` of gate `gate` of group `gi`.
+    fn gate_arrive(&mut self, gi: u32, gate: u32, slot: u8, value: [u64; 8]) {
+        let unit = self.gates.as_deref_mut().unwrap();
+        let g = &mut unit.groups[gi as usize];
+        let need = g.wiring.gates[gate as usize].need;
+        let a = &mut g.arrived[gate as usize];
+        a[slot as usize] += 1;
+        let round = a[slot as usize] - 1;
+        let other = (need == 2).then(|| a[1 - slot as usize]);
+        match other {
+            Some(o) if o <= round => {
+                if g.op != HwOp::None {
+                    g.waiting.insert((gate, slot, round), value);
+                }
+            }
+            _ => {
+                let mut v = value;
+                if let (Some(_), Some(w)) = (other, g.waiting.remove(&(gate, 1 - slot, round))) {
+                    g.op.combine(&mut v, &w);
+                }
+                unit.ready.push(Ready { group: gi, gate, round, value: v });
+                self.due = true;
+            }
+        }
+    }
+
+    /// End of an instant: the gates whose inputs are in join their TNIs' queues, in an order
+    /// that depends on them only.
+    pub(crate) fn serve_gates(&mut self) {
+        let now = self.queue.now().ps();
+        let unit = self.gates.as_deref_mut().unwrap();
+        let mut ready = std::mem::take(&mut unit.ready);
+        ready.sort_unstable_by_key(|r| (r.group, r.gate, r.round));
+        for r in ready.drain(..) {
+            let g = &unit.groups[r.group as usize];
+            let gate = g.wiring.gates[r.gate as usize];
+            let tni = g.tni_global[gate.tni as usize] as usize;
+            let (hold, after) = match gate.role {
+                Role::Start => (unit.p.channel_serial.ps(), unit.p.channel_overlap.ps()),
+                Role::Relay => (unit.p.relay.ps(), 0),
+                Role::End => (0, 0),
+            };
+            let at = if hold > 0 {
+                let start = unit.free_at[tni].max(now);
+                unit.free_at[tni] = start + hold;
+                start + hold + after
+            } else {
+                now + after
+            };
+            let e = unit.firing.insert(r);
+            self.queue.schedule(Time(at), Ev::Gate(e));
+        }
+        self.gates.as_deref_mut().unwrap().ready = ready;
+    }
+
+    /// A gate has been processed: it signals its outputs, or (an end) tells its member.
+    pub(crate) fn gate_fire(&mut self, e: u32) {
+        let unit = self.gates.as_deref_mut().unwrap();
+        let r = *unit.firing.get(e);
+        unit.firing.remove(e);
+        let g = &mut unit.groups[r.group as usize];
+        let gate = g.wiring.gates[r.gate as usize];
+        if gate.role == Role::End {
+            let m = gate.member as usize;
+            g.results[m] = r.value;
+            let tag = g.tags[m].pop_front().expect("an end fires after its start");
+            unit.done.push((g.members[m], tag));
+            self.due = true;
+            return;
+        }
+        let bytes = 8 * g.elements.max(1) as u64;
+        let tnis = unit.p.tnis;
+        let from = g.tni_global[gate.tni as usize];
+        let src = g.tni_rank[gate.tni as usize];
+        let mut sends = Vec::new();
+        for (to, slot) in gate.outs.into_iter().filter(|o| o.0 != wiring::NONE) {
+            let dest_tni = g.wiring.gates[to as usize].tni as usize;
+            if g.tni_global[dest_tni] / tnis == from / tnis {
+                sends.push((to, slot, None));
+            } else {
+                sends.push((to, slot, Some(g.tni_rank[dest_tni])));
+            }
+        }
+        for (to, slot, remote) in sends {
+            match remote {
+                None => self.gate_arrive(r.group, to, slot, r.value),
+                Some(dst) => {
+                    let unit = self.gates.as_deref_mut().unwrap();
+                    let sig = unit.signals.insert((r.group, to, slot, r.value));
+                    let engine = (from % tnis) as u8;
+                    let route = (0, engine, fabricsim_nic::ROUTE_DETERMINISTIC);
+                    self.send(src, dst, bytes, sig as u64, crate::packet::NO_HINT, SIGNAL_CLASS, crate::packet::GATE_SIGNAL, route);
+                }
+            }
+        }
+    }
+
+    /// A gate signal that crossed the network (message tag `sig`) arrived.
+    pub(crate) fn gate_signal_arrived(&mut self, sig: u32) {
+        let unit = self.gates.as_deref_mut().unwrap();
+        let (gi, gate, slot, value) = *unit.signals.get(sig);
+        unit.signals.remove(sig);
+        self.gate_arrive(gi, gate, slot, value);
+    }
+}

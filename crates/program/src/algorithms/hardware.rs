@@ -1,0 +1,38 @@
+//! In-network hardware: every rank starts the collective on one group of all ranks (group 0)
+//! and waits for the network to say it is over. What the hardware does (Tofu's barrier gates,
+//! their wiring and timing) is the network's; the program only starts and waits. An allreduce
+//! contributes its buffer as 8-byte elements (the hardware's limit applies: TofuD reduces up to
+//! eight integers per synchronisation).
+
+use crate::op::{Op, Slots};
+use crate::program::Program;
+use fabricsim_nic::{HwGroup, HwKind, Rank};
+
+pub struct Hardware {
+    pub ranks: u32,
+    pub kind: HwKind,
+    /// Bytes each rank contributes (0 for a barrier).
+    pub bytes: u64,
+}
+
+impl Program for Hardware {
+    fn ranks(&self) -> u32 {
+        self.ranks
+    }
+    fn slots(&self) -> u32 {
+        1
+    }
+    fn len(&self, _rank: u32, _lane: u32) -> u32 {
+        2
+    }
+    fn op(&self, _rank: u32, _lane: u32, i: u32) -> Op {
+        if i == 0 {
+            Op::HwStart { kind: self.kind, group: 0, slots: Slots::Bytes(self.bytes), tag: 0 }
+        } else {
+            Op::HwWait { tag: 0 }
+        }
+    }
+    fn hw_groups(&self) -> Vec<HwGroup> {
+        vec![HwGroup { id: 0, members: (0..self.ranks).map(Rank).collect(), sums: self.kind != HwKind::Barrier }]
+    }
+}
