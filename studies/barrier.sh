@@ -15,12 +15,12 @@ mkdir -p "$out"
 point() { # preset shape extra-settings...
   local preset=$1 shape=$2; shift 2
   "$fs" collective --set machine.preset="$preset" --set topology.shape="$shape" "$@" \
-    --op barrier --algorithm dissemination,hardware --json - 2>/dev/null | sed -n '/^\[/,$p' |
-    python3 -c 'import json,sys
+    --op barrier --algorithm dissemination,hardware --json - 2>/dev/null | sed -n '/^\[/,$p' | python3 -c "$by_algorithm"
+}
+by_algorithm='import json, sys
 for p in json.load(sys.stdin):
     g = p.get("gates") or {}
-    print(f"{p[\"ranks\"]},{p[\"algorithm\"]},{p[\"time_ns\"]/1000:.3f},{g.get(\"stages\",\"\")},{g.get(\"max_gates_per_tni\",\"\")}")'
-}
+    print("%d,%s,%.3f,%s,%s" % (p["ranks"], p["algorithm"], p["time_ns"] / 1000, g.get("stages", ""), g.get("max_gates_per_tni", "")))'
 header="nodes,algorithm,time_us,stages,max_gates_per_tni"
 {
   echo "$header"
@@ -41,9 +41,10 @@ header="nodes,algorithm,time_us,stages,max_gates_per_tni"
     map=$(mktemp)
     for _ in $(seq "$n"); do echo "0 0 0 0 0 0"; done > "$map"
     "$fs" collective --set machine.preset=tofud --op barrier --algorithm hardware --rank-map "$map" --ranks-per-node 48 --json - 2>/dev/null |
-      sed -n '/^\[/,$p' | python3 -c 'import json,sys
-p = json.load(sys.stdin)[0]; g = p["gates"]
-print(f"{p[\"ranks\"]},{p[\"time_ns\"]/1000:.3f},{g[\"tnis\"]},{g[\"max_channels_per_tni\"]},{g[\"max_gates_per_tni\"]},{g[\"stages\"]}")'
+      sed -n '/^\[/,$p' | python3 -c 'import json, sys
+p = json.load(sys.stdin)[0]
+g = p["gates"]
+print("%d,%.3f,%d,%d,%d,%d" % (p["ranks"], p["time_ns"] / 1000, g["tnis"], g["max_channels_per_tni"], g["max_gates_per_tni"], g["stages"]))'
     rm -f "$map"
   done
 } > "$out/barrier-tofud-points.csv"

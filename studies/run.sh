@@ -4,8 +4,8 @@
 #   studies/run.sh [FABRICSIM [SECTION...]]
 #
 # FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
-# switch16, dawning, torus (default: all). About 20 minutes on one core, most of it the 64 KB
-# all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
+# switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, 50 minutes).
+# About 20 minutes on one core, most of it the 64 KB all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 fs=${1:-$(command -v fabricsim || echo "$here/../target/release/fabricsim")}
@@ -16,7 +16,6 @@ sections=${*:-alltoall switch16 dawning torus}
 want() { [[ " $sections " == *" $1 "* ]]; }
 
 # Fraction of the all-to-all peak: routing x message size, on the BG/Q midplane and a 3D torus.
-if want alltoall; then
 a2a_header="routing,message_size,fraction_of_peak,throughput_gb_per_s,peak_gb_per_s"
 a2a() { # file routing-label sizes... ; settings come from $routing
   local file=$1 label=$2; shift 2
@@ -26,6 +25,7 @@ a2a() { # file routing-label sizes... ; settings come from $routing
     echo "$label,$size,${f// /,}"
   done
 }
+if want alltoall; then
 {
   echo "$a2a_header"
   sizes="1KB 4KB 16KB 64KB"
@@ -52,6 +52,17 @@ a2a() { # file routing-label sizes... ; settings come from $routing
   routing="--set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues $sizes
   routing="--set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 $sizes
 } > "$out/alltoall-torus3d.csv"
+fi
+
+# 1 MB all-to-alls on the midplane, about 16 minutes each: only when asked for (alltoall1m).
+if want alltoall1m; then
+{
+  echo "$a2a_header"
+  long="--set sim.max_time=5s"
+  routing="$long --set routing.type=dimension_order --set router.vcs=3 --set router.queues=1" a2a alltoall-bgq.toml dimension_order 1MB
+  routing="$long --set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive 1MB
+  routing="$long" a2a alltoall-bgq.toml zones_abcd_e 1MB
+} > "$out/alltoall-bgq-1mb.csv"
 fi
 
 # Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.
