@@ -40,6 +40,19 @@ pub struct CollectivePoint {
     /// The barrier gates the run's group 0 used (Tofu barrier hardware).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gates: Option<GateUse>,
+    /// The class route the run's group 0 used (Blue Gene/Q collective hardware).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub class_route: Option<ClassRouteUse>,
+}
+
+/// A group's Blue Gene/Q class route (see `fabricsim_network::class_routes`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct ClassRouteUse {
+    pub nodes: u32,
+    /// The root's node.
+    pub root: u32,
+    /// Links from the deepest node to the root.
+    pub depth: u32,
 }
 
 /// What a group's Tofu barrier wiring takes (see `fabricsim_network::gates`).
@@ -167,6 +180,7 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
         wall_s: started.elapsed().as_secs_f64(),
         ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
         gates: sim.gate_wiring(0).map(GateUse::of),
+        class_route: sim.class_tree(0).map(|t| ClassRouteUse { nodes: t.nodes.len() as u32, root: t.nodes[t.root], depth: t.depth() }),
     })
 }
 

@@ -130,6 +130,20 @@ impl Plan {
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
             gates: s.barrier.gate_params()?,
+            class_routes: match (&topology, s.class_routes.enabled) {
+                (_, false) => None,
+                (Topology::Torus(t), true) => Some(fabricsim_network::class_routes::ClassRouteParams {
+                    shape: t.shape().to_vec(),
+                    wrap: t.wrap().to_vec(),
+                    routes: s.class_routes.routes,
+                    inputs: s.class_routes.inputs,
+                    up_delay: s.class_routes.up_delay,
+                    down_delay: s.class_routes.down_delay,
+                    float_up_delay: s.class_routes.float_up_delay,
+                    float_down_delay: s.class_routes.float_down_delay,
+                }),
+                (_, true) => return Err(ConfigError::new("class_routes.enabled", "class routes are trees in a torus or mesh").into()),
+            },
         };
         params.validate()?;
         let ports = match &topology {

@@ -33,6 +33,7 @@ pub struct Scenario {
     pub packet: PacketSpec,
     pub packaging: PackagingSpec,
     pub barrier: BarrierSpec,
+    pub class_routes: ClassRoutesSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -478,6 +479,41 @@ pub struct BarrierSpec {
     pub float_elements: u8,
     /// How a group's gates are wired: auto, tree, recursive_doubling, dissemination. Default auto.
     pub algorithm: fabricsim_network::gates::GateAlgorithm,
+}
+
+/// `[class_routes]`: Blue Gene/Q's collective logic in the routers (`fabricsim_network::class_routes`):
+/// a group whose ranks fill a sub-rectangle of the torus combines its data up a tree and
+/// broadcasts it down. Defaults: Blue Gene/Q's (16 routes per node, 12 inputs; floating-point
+/// combining costs 9 network cycles per hop going up and 3 going down, integers nothing extra).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClassRoutesSpec {
+    /// Whether the routers have class routes (torus and mesh only). Default false.
+    pub enabled: bool,
+    /// Class routes a node may take part in. Default 16.
+    pub routes: u32,
+    /// Most inputs a node combines (links plus its own). Default 12.
+    pub inputs: u32,
+    /// Combining delay per hop for integer and bitwise operations, up and down. Default 0ns.
+    pub up_delay: Time,
+    pub down_delay: Time,
+    /// The same for floating point. Defaults 18ns and 6ns.
+    pub float_up_delay: Time,
+    pub float_down_delay: Time,
+}
+
+impl Default for ClassRoutesSpec {
+    fn default() -> Self {
+        ClassRoutesSpec {
+            enabled: false,
+            routes: 16,
+            inputs: 12,
+            up_delay: Time::ZERO,
+            down_delay: Time::ZERO,
+            float_up_delay: Time::from_ns(18),
+            float_down_delay: Time::from_ns(6),
+        }
+    }
 }
 
 /// `barrier.hardware`.

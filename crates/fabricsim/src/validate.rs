@@ -16,7 +16,7 @@
 //! set = ["machine.preset=tofud"]
 //! ratio_set = [...]           # optional: value = metric(set) / metric(set + ratio_set)
 //! note = "..."
-//! # For the collective metrics (collective_time, gate_tnis, gate_channels_per_tni,
+//! # For the collective metrics (collective_time, collective_bandwidth, gate_tnis, gate_channels_per_tni,
 //! # gate_gates_per_tni, gate_stages): what to run, `ranks` on each of the first `nodes` nodes.
 //! collective = { op = "barrier", algorithm = "hardware", ranks = 8, nodes = 1 }
 //! ```
@@ -117,12 +117,13 @@ fn metric(s: &Scenario, name: &str, unit: &str, collective: Option<&CollectiveRo
     let plan = Plan::new(s)?;
     let field = || ConfigError::new("row.metric", format!("'{name}' is not a metric"));
     let base = match name {
-        "collective_time" | "gate_tnis" | "gate_channels_per_tni" | "gate_gates_per_tni" | "gate_stages" => {
+        "collective_time" | "collective_bandwidth" | "gate_tnis" | "gate_channels_per_tni" | "gate_gates_per_tni" | "gate_stages" => {
             let c = collective.ok_or_else(|| ConfigError::new("row.collective", format!("metric '{name}' needs a collective to run")))?;
             let p = run_collective(&plan, c)?;
             let gates = || p.gates.clone().ok_or_else(|| ConfigError::new("row.metric", format!("'{name}': the run used no barrier gates")));
             match name {
                 "collective_time" => p.time_ns,
+                "collective_bandwidth" => p.algbw_gb_per_s,
                 "gate_tnis" => gates()?.tnis as f64,
                 "gate_channels_per_tni" => gates()?.max_channels_per_tni as f64,
                 "gate_gates_per_tni" => gates()?.max_gates_per_tni as f64,

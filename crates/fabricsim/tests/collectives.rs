@@ -171,11 +171,25 @@ fn hardware_barriers_and_allreduces_run_where_the_preset_has_gates() {
     assert!(ar.gates.unwrap().exact);
     // More elements than K's gates reduce at once: refused, naming the field.
     let e = run(&pl, &Ranks::default(), Collective::Allreduce, "hardware", 16, false, |_| {}).unwrap_err().to_string();
-    assert!(e.contains("bytes") && e.contains("1 to 1 integer"), "{e}");
-    // Blue Gene/Q has no Tofu gates: the hardware algorithm says so.
-    let bgq = plan("[machine]\npreset = \"bgq\"");
-    let e = run(&bgq, &Ranks::default(), Collective::Barrier, "hardware", 8, false, |_| {}).unwrap_err().to_string();
-    assert!(e.contains("no barrier gates"), "{e}");
+    assert!(e.contains("bytes") && e.contains("1 to 1 floating-point"), "{e}");
+    // APEnet+ has no collective hardware: the hardware algorithm says so.
+    let apenet = plan("[machine]\npreset = \"apenet-quong\"");
+    let e = run(&apenet, &Ranks::default(), Collective::Barrier, "hardware", 8, false, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("no in-network collective hardware"), "{e}");
+}
+
+#[test]
+fn blue_gene_q_combines_in_its_class_routes() {
+    // The midplane: a tree rooted at the centre, 2 + 2 + 2 + 2 + 1 links deep; a long
+    // allreduce streams at nearly the links' user-data rate (1.8 GB/s), far above software's.
+    let pl = plan("[machine]\npreset = \"bgq\"");
+    let small = run(&pl, &Ranks::default(), Collective::Allreduce, "hardware", 8, false, |_| {}).unwrap();
+    let c = small.class_route.clone().unwrap();
+    assert_eq!((c.nodes, c.depth), (512, 9));
+    let long = run(&pl, &Ranks::default(), Collective::Allreduce, "hardware", 1 << 20, false, |_| {}).unwrap();
+    assert!(long.algbw_gb_per_s > 1.7 && long.algbw_gb_per_s < 1.8, "{}", long.algbw_gb_per_s);
+    let sw = run(&pl, &Ranks::default(), Collective::Allreduce, "recursive_doubling", 8, false, |_| {}).unwrap();
+    assert!(small.time_ns * 2.0 < sw.time_ns, "{} vs {}", small.time_ns, sw.time_ns);
 }
 
 #[test]

@@ -81,6 +81,7 @@
 //! depend on it: tested), and the partitioned engine itself.
 
 mod channel;
+pub mod class_routes;
 mod delivery;
 pub mod format;
 pub mod gates;

@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, CLASS_CHUNK, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::params::EngineChoice;
 use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
@@ -64,7 +64,7 @@ impl<O: Observer> Core<O> {
         // posted by the target's NIC: no software part.
         let (host, nic) = match op {
             GET_RESPONSE => (0, self.p.tx_overhead.ps()),
-            GATE_SIGNAL => (0, 0),
+            GATE_SIGNAL | CLASS_CHUNK => (0, 0),
             _ => (self.p.software_overhead.ps(), self.p.tx_overhead.ps()),
         };
         if host == 0 && nic == 0 {
@@ -310,7 +310,8 @@ impl<O: Observer> Core<O> {
             let note = self.notes.insert(d);
             self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::Sent(note));
         }
-        let lat = self.timing.latency(channel::ENGINE);
+        // A class-route chunk leaves the router's collective logic: no NIC in the way.
+        let lat = if msg.op == CLASS_CHUNK { 0 } else { self.timing.latency(channel::ENGINE) };
         self.next_seq[node as usize] = seq.wrapping_add(1);
         // Lookahead routing (see `grant`): the first router's output, when the routing gives a
         // single hop for its header (no hint, routing selector 0).
@@ -344,6 +345,7 @@ impl<O: Observer> Core<O> {
             uncached: msg.uncached,
             zone: msg.route,
             escaped: false,
+            agent: msg.op == CLASS_CHUNK,
         });
         self.push_q(q, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);

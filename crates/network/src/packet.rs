@@ -45,6 +45,9 @@ pub struct Packet {
     pub zone: u8,
     /// Whether it has entered the escape sub-network of an adaptive routing.
     pub escaped: bool,
+    /// For the collective logic of the router it ends at (see `crate::class_routes`): the
+    /// ejection grant tells the logic its head has come.
+    pub agent: bool,
 }
 
 /// `Message::engine`: no engine chosen.
@@ -94,6 +97,9 @@ pub const GET_RESPONSE: u8 = 2;
 /// `Message::op`: a barrier gate's signal to a gate on another node (its tag: the signal's
 /// entry in the gate unit); sent and received by the gate hardware, with no per-message costs.
 pub const GATE_SIGNAL: u8 = 3;
+/// `Message::op`: a chunk of a class-route collective to the next node's collective logic (its
+/// tag: the step in the class-route unit); its packets are `agent` packets.
+pub const CLASS_CHUNK: u8 = 4;
 
 /// A Get in progress (`Core::gets`).
 #[derive(Debug, Clone, Copy)]

@@ -75,6 +75,8 @@ pub struct NetworkParams {
     pub shared_crossbar: bool,
     /// Tofu barrier channels and gates in the NICs (`None`: no barrier hardware).
     pub gates: Option<crate::gates::GateParams>,
+    /// Blue Gene/Q class routes in the routers (`None`: none).
+    pub class_routes: Option<crate::class_routes::ClassRouteParams>,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).

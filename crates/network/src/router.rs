@@ -391,6 +391,10 @@ impl<O: Observer> Core<O> {
         // Progress runs until this transmission (and the head's next step) ends: a long step is
         // not a deadlock.
         if terminal {
+            if p.agent {
+                // The head reaches the router's collective logic (see `crate::class_routes`).
+                queue.schedule(Time(now), Ev::AgentHead(pkt));
+            }
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
                 *last_progress = (*last_progress).max(finish);

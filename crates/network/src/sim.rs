@@ -49,6 +49,10 @@ pub(crate) enum Ev {
     NicWake(u32),
     /// A barrier gate has been processed: an entry of the gate unit's `firing`.
     Gate(u32),
+    /// A class-route step: an entry of the class-route unit's `events`.
+    Class(u32),
+    /// A class-route chunk's head reached its node's collective logic.
+    AgentHead(PacketId),
 }
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
@@ -307,6 +311,8 @@ pub struct Core<O = ()> {
     pub(crate) counters_at_end: Vec<PortCounters>,
     /// Tofu barrier gates, when the NICs have them.
     pub(crate) gates: Option<Box<crate::gates::GateUnit>>,
+    /// Blue Gene/Q class routes, when the routers have them.
+    pub(crate) classes: Option<Box<crate::class_routes::ClassRoutes>>,
 }
 
 /// A simulation: network state plus a workload.
@@ -613,6 +619,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
             gates: params.gates.clone().map(|g| Box::new(crate::gates::GateUnit::new(g, nodes as u32))),
+            classes: match params.class_routes.clone().map(crate::class_routes::ClassRoutes::new) {
+                Some(Ok(c)) => Some(Box::new(c)),
+                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("class_routes.enabled", e).into()),
+                None => None,
+            },
             single_latency: LatencyHistogram::new(),
             out: Outcome {
                 sim_time: Time::ZERO,
@@ -796,6 +807,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
             }
             Ev::Gate(e) => c.gate_fire(e),
+            Ev::Class(e) => c.class_event(e),
+            Ev::AgentHead(pkt) => {
+                let tag = c.messages.get(c.packets.get(pkt).msg).tag;
+                c.class_event(tag as u32);
+            }
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nic_wake[node as usize] == now {
@@ -835,7 +851,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         self.core.end_instant();
         // Members whose in-network collective ended, by rank then tag.
-        if let Some(mut done) = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).filter(|d| !d.is_empty()) {
+        let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
+        done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
+        if !done.is_empty() {
             done.sort_unstable();
             for &(rank, tag) in &done {
                 self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
@@ -853,6 +871,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
     pub fn gate_wiring(&self, id: u32) -> Option<&crate::gates::Wiring> {
         self.core.gate_wiring(id)
+    }
+
+    /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.
+    pub fn class_tree(&self, id: u32) -> Option<&crate::class_routes::ClassTree> {
+        self.core.class_tree(id)
     }
 
     /// Run to completion. `progress` is called now and then with the current simulated time.

@@ -41,13 +41,25 @@ impl<O: Observer> Nic for Core<O> {
         Core::wake_at(self, rank.0, at)
     }
     fn collective_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        self.gate_group(g)
+        if self.classes.is_some() {
+            self.class_group(g)
+        } else {
+            self.gate_group(g)
+        }
     }
     fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        self.gate_start(rank, c)
+        if self.classes.is_some() {
+            self.class_start(rank, c)
+        } else {
+            self.gate_start(rank, c)
+        }
     }
     fn collective_value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
-        self.gate_value(rank, group)
+        if self.classes.is_some() {
+            self.class_value(rank, group)
+        } else {
+            self.gate_value(rank, group)
+        }
     }
 }
 

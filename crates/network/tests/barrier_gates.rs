@@ -2,9 +2,10 @@
 //! serial processing of a TNI's gates, barriers that never end early, reductions that arrive
 //! reduced, and resources that run out with an error naming them.
 
+use common::rounds::{ok, run_rounds, Rounds};
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::gates::{GateAlgorithm, GateParams};
-use fabricsim_network::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, NetworkParams, Rank, RunLimits, Simulation, Workload};
+use fabricsim_network::{HwOp, NetworkParams, RunLimits, Simulation};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
@@ -26,83 +27,6 @@ fn tofud_gates(tnis: u32) -> GateParams {
     }
 }
 
-/// `rounds` collectives on one group of every rank; rank `r` starts round `k` `delay(r, k)`
-/// after it finished round `k - 1` (or after time zero), with `value(r)` reduced by `op`.
-/// Background: each rank also sends `background` 256 B Puts to the rank after it at start.
-struct Rounds {
-    ranks: u32,
-    rounds: u32,
-    delay: fn(u32, u32) -> Time,
-    op: HwOp,
-    bytes: u64,
-    value: fn(u32) -> [u64; 8],
-    background: u32,
-    started: Vec<Vec<Time>>,
-    done: Vec<Vec<Time>>,
-    values: Vec<[u64; 8]>,
-    error: Option<String>,
-}
-
-impl Rounds {
-    fn barrier(ranks: u32, rounds: u32, delay: fn(u32, u32) -> Time) -> Self {
-        Rounds {
-            ranks,
-            rounds,
-            delay,
-            op: HwOp::None,
-            bytes: 0,
-            value: |_| [0; 8],
-            background: 0,
-            started: vec![Vec::new(); ranks as usize],
-            done: vec![Vec::new(); ranks as usize],
-            values: vec![[0; 8]; ranks as usize],
-            error: None,
-        }
-    }
-    fn start_round(&mut self, r: u32, api: &mut Api) {
-        let k = self.started[r as usize].len() as u32;
-        self.started[r as usize].push(api.now());
-        let kind = if self.op == HwOp::None { HwKind::Barrier } else { HwKind::Allreduce };
-        let c = HwCollective::new(kind, 7, self.bytes, k as u64).reducing(self.op, (self.value)(r));
-        if let Err(e) = api.collective_start(Rank(r), c) {
-            self.error.get_or_insert(e);
-        }
-    }
-}
-
-impl Workload for Rounds {
-    fn start(&mut self, api: &mut Api) {
-        let g = HwGroup { id: 7, members: (0..self.ranks).map(Rank).collect(), sums: self.op.counts_twice() };
-        if let Err(e) = api.collective_group(&g) {
-            self.error = Some(e);
-            return;
-        }
-        for r in 0..self.ranks {
-            for _ in 0..self.background {
-                api.send(Rank(r), Rank((r + 1) % self.ranks), 256, 0);
-            }
-            api.wake_at(Rank(r), api.now() + (self.delay)(r, 0));
-        }
-    }
-    fn wake(&mut self, rank: Rank, api: &mut Api) {
-        self.start_round(rank.0, api);
-    }
-    fn delivered(&mut self, _m: &Delivered, _api: &mut Api) {}
-    fn collective_done(&mut self, rank: Rank, tag: u64, api: &mut Api) {
-        let r = rank.0 as usize;
-        assert_eq!(tag, self.done[r].len() as u64, "rounds end in order");
-        self.done[r].push(api.now());
-        self.values[r] = api.collective_value(rank, 7).unwrap();
-        let k = self.done[r].len() as u32;
-        if k < self.rounds {
-            api.wake_at(rank, api.now() + (self.delay)(rank.0, k));
-        }
-    }
-    fn finished(&self) -> bool {
-        self.error.is_some() || self.done.iter().all(|d| d.len() == self.rounds as usize)
-    }
-}
-
 /// `w` on a torus of `shape`, `per_node` ranks on each node (and as many engines), with the
 /// TofuD gates on every engine; `shuffle`: draw the order of same-instant events.
 fn run(shape: Vec<u32>, per_node: u32, w: Rounds, shuffle: Option<u64>) -> Rounds {
@@ -115,29 +39,7 @@ fn one_node(engines: u32, w: Rounds) -> Rounds {
 }
 
 fn run_placed(shape: Vec<u32>, per_node: u32, w: Rounds, shuffle: Option<u64>, place: fn(u32, u32, u32) -> u32) -> Rounds {
-    let t = Torus::new(shape, None, None).unwrap();
-    let p = NetworkParams { engines: per_node, gates: Some(tofud_gates(per_node)), ..common::params(2) };
-    let g = t.build_graph(per_node);
-    let nodes = g.nodes;
-    let r = Routing::from(DimensionOrder::new(t, None, per_node, 2).unwrap());
-    let mut sim = Simulation::new(g, r, p, w).unwrap();
-    if per_node > 1 || sim.workload().ranks != nodes {
-        let map = (0..sim.workload().ranks).map(|r| NodeId(place(r, per_node, nodes))).collect();
-        sim = sim.with_rank_map(map).unwrap();
-    }
-    if let Some(seed) = shuffle {
-        sim = sim.with_tie_shuffle(seed);
-    }
-    sim.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(10_000), drain: Time::ZERO }, |_| {}).unwrap();
-    std::mem::replace(sim.workload_mut(), Rounds::barrier(1, 0, |_, _| Time::ZERO))
-}
-
-/// The run's error (none expected: the test fails with it).
-fn ok(w: Rounds) -> Rounds {
-    if let Some(e) = &w.error {
-        panic!("{e}");
-    }
-    w
+    run_rounds(shape, per_node, w, shuffle, place, &|_, p| NetworkParams { gates: Some(tofud_gates(per_node)), ..p })
 }
 
 fn latest(w: &Rounds) -> Time {

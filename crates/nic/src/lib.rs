@@ -224,11 +224,14 @@ impl HwCollective {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HwGroup {
     pub id: u32,
-    /// The members, in order (member 0 is the root where the hardware has one).
+    /// The members, in order.
     pub members: Vec<Rank>,
     /// Whether the group will sum or xor (a wiring that may count a contribution twice is then
     /// out).
     pub sums: bool,
+    /// Where the hardware has a root (a class route's tree): this member (`None`: the
+    /// hardware's default).
+    pub root: Option<Rank>,
 }
 
 /// The NIC side a workload talks to (implemented by the network, and by [`mock::MockNic`]).

@@ -80,7 +80,7 @@ impl FileProgram {
                     [list] => list.split(',').map(|w| rank_of(w, "rank")).collect::<Result<Vec<_>, _>>()?,
                     _ => return Err(at("expected `group G all` or `group G R1,R2,...` (then `sums` if it will sum)".into())),
                 };
-                groups.push(fabricsim_nic::HwGroup { id, members: members.into_iter().map(fabricsim_nic::Rank).collect(), sums });
+                groups.push(fabricsim_nic::HwGroup { id, members: members.into_iter().map(fabricsim_nic::Rank).collect(), sums, root: None });
                 continue;
             }
             let (who, op, args) = match words.as_slice() {

@@ -140,11 +140,12 @@ impl ProgramRun {
                 Op::HwStart { kind, group, slots, tag } => {
                     // A contribution, not a message: no flag-word minimum.
                     let bytes = if let Slots::Bytes(n) = slots { n } else { self.bytes_of(slots) };
-                    // A reduction's contribution: every element the rank's number plus one, so
-                    // the result shows the hardware summed each member once.
+                    // A reduction's contribution: a floating-point sum (what the papers time) of
+                    // the rank's number plus one in every element, so the result shows the
+                    // hardware summed each member once.
                     let mut c = fabricsim_nic::HwCollective::new(kind, group, bytes, tag as u64);
                     if matches!(kind, fabricsim_nic::HwKind::Reduce | fabricsim_nic::HwKind::Allreduce) {
-                        c = c.reducing(fabricsim_nic::HwOp::Sum, [rank as u64 + 1; 8]);
+                        c = c.reducing(fabricsim_nic::HwOp::FloatSum, [(rank as f64 + 1.0).to_bits(); 8]);
                     }
                     if let Err(e) = api.collective_start(Rank(rank), c) {
                         self.error.get_or_insert(format!("rank {rank} operation {}: {e}", l.pc));

@@ -3,6 +3,8 @@
 use fabricsim_core::{Bandwidth, Time};
 use fabricsim_network::NetworkParams;
 
+pub mod rounds;
+
 /// Small-network parameters: 5 GB/s links of 20 ns, a 40 ns router, one engine per node,
 /// `vcs` VCs with one 256-byte packet of buffer each, no NIC overheads, a 5 us watchdog.
 #[allow(dead_code)] // not every test binary uses every helper
@@ -35,5 +37,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         engine_choice: Default::default(),
         shared_crossbar: false,
         gates: None,
+        class_routes: None,
     }
 }

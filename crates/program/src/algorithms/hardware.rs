@@ -33,6 +33,6 @@ impl Program for Hardware {
         }
     }
     fn hw_groups(&self) -> Vec<HwGroup> {
-        vec![HwGroup { id: 0, members: (0..self.ranks).map(Rank).collect(), sums: self.kind != HwKind::Barrier }]
+        vec![HwGroup { id: 0, members: (0..self.ranks).map(Rank).collect(), sums: self.kind != HwKind::Barrier, root: None }]
     }
 }

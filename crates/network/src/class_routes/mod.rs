@@ -1,0 +1,390 @@
+//! Blue Gene/Q class routes: collectives combined in the routers.
+//!
+//! A group ([`fabricsim_nic::HwGroup`]) whose ranks fill a contiguous sub-rectangle of the
+//! torus, one per node, gets a class route: a tree embedded in the rectangle ([`tree`]),
+//! rooted at the member the group names or at the rectangle's centre. A collective's data is
+//! cut into chunks of one packet. Going up, each node waits for chunk `k` from each of its
+//! children and from its own node (the message unit streams the local contribution in at the
+//! engine's rate), combines them (`up_delay`, or `float_up_delay` for floating point) and sends
+//! the result to its parent; the root turns it round, and going down each node passes chunk
+//! `k` to its children and its own node (`down_delay` / `float_down_delay`). A member is done
+//! when its last chunk arrives (a reduce: the root; the others once their part has gone up).
+//!
+//! The collective logic sits in the router: a chunk's packet is taken by the next node's logic
+//! as soon as its head has passed the router pipeline (`Packet::agent`: the ejection grant tells
+//! the logic), and the combined packet leaves without the NIC's injection latency; so a hop
+//! costs what a hop of a message costs, plus the combining delay, and the output streams out as
+//! the inputs stream in (cut-through). Chunks travel at the collective priority classes (down
+//! above up, both above every point-to-point class), on the class VCs where the routers have
+//! them, routed deterministically one link at a time. Values (the first chunk's up to eight
+//! elements) are combined at each node in a fixed order of its inputs (its own first, then its
+//! children by node id), so a floating-point sum has the same bits whatever order the inputs
+//! arrive in. Limits: the uptree and downtree logic of a node serve any number of class routes
+//! at once (the hardware serves one at a time each way).
+
+pub mod tree;
+
+use crate::sim::{Core, Ev};
+use fabricsim_core::Time;
+use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
+use fabricsim_stats::Observer;
+use std::collections::HashMap;
+pub use tree::ClassTree;
+
+/// Blue Gene/Q's collective hardware (`[class_routes]` in a scenario).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClassRouteParams {
+    /// The torus the trees are embedded in.
+    pub shape: Vec<u32>,
+    pub wrap: Vec<bool>,
+    /// Class routes a node may take part in.
+    pub routes: u32,
+    /// Most inputs a node combines (links plus its own contribution).
+    pub inputs: u32,
+    /// Combining delay per hop, integer and bitwise operations, up and down the tree.
+    pub up_delay: Time,
+    pub down_delay: Time,
+    /// The same for floating point.
+    pub float_up_delay: Time,
+    pub float_down_delay: Time,
+}
+
+/// Priority classes of chunks going up and down (above system traffic, down first).
+pub const UP_CLASS: u8 = 3;
+pub const DOWN_CLASS: u8 = 4;
+
+/// What one round of a route does (the first member to start it says; the others must agree).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RoundInfo {
+    kind: HwKind,
+    op: HwOp,
+    bytes: u64,
+    chunks: u32,
+}
+
+struct Route {
+    tree: ClassTree,
+    /// Per tree node: its member rank; and each member rank's tree node.
+    ranks: Vec<u32>,
+    node_of: HashMap<u32, u32>,
+    /// Per tree node: the engine that sends to each neighbour (child or parent), by direction.
+    engine_to: Vec<HashMap<usize, u8>>,
+    rounds: HashMap<u32, RoundInfo>,
+    /// Per tree node: rounds started, tags not yet over (oldest first), chunks received going
+    /// down in the current round, and its latest result.
+    started: Vec<u32>,
+    tags: Vec<std::collections::VecDeque<u64>>,
+    received: Vec<u32>,
+    results: Vec<[u64; 8]>,
+    /// Per tree node: its contribution to the current round.
+    own: Vec<[u64; 8]>,
+    /// Up inputs arrived, by (round, node, chunk).
+    pending: HashMap<(u32, u32, u32), Inputs>,
+}
+
+/// The inputs of one chunk at one node so far: how many, and (first chunk only) their values by
+/// input (0: the node's own, then its children in order).
+#[derive(Debug, Default)]
+struct Inputs {
+    count: u32,
+    values: Vec<(u32, [u64; 8])>,
+}
+
+/// What an `Ev::Class` entry is.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// Chunk `chunk` of the node's own contribution is in its collective logic.
+    Local,
+    /// A chunk's head arrived from input `from` (a child going up, the parent going down).
+    Arrive { up: bool, from: u32 },
+    /// A node finished combining (up) or is ready to pass on (down).
+    Send { up: bool },
+    /// The member's message unit has written its last chunk: it hears the collective is over.
+    Done,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    route: u32,
+    round: u32,
+    node: u32,
+    chunk: u32,
+    step: Step,
+    value: [u64; 8],
+}
+
+/// The collective hardware of every node, and its routes.
+pub(crate) struct ClassRoutes {
+    p: ClassRouteParams,
+    torus: fabricsim_topology::Torus,
+    /// Routes each node takes part in.
+    used: Vec<u32>,
+    routes: Vec<Route>,
+    index: HashMap<u32, u32>,
+    events: crate::packet::Slab<Entry>,
+    /// Members whose collective ended this instant: (rank, tag).
+    pub(crate) done: Vec<(u32, u64)>,
+}
+
+impl ClassRoutes {
+    pub(crate) fn new(p: ClassRouteParams) -> Result<Self, String> {
+        let torus = fabricsim_topology::Torus::new(p.shape.clone(), Some(p.wrap.clone()), None).map_err(|e| e.to_string())?;
+        Ok(ClassRoutes {
+            used: vec![0; torus.nodes() as usize],
+            torus,
+            p,
+            routes: Vec::new(),
+            index: HashMap::new(),
+            events: Default::default(),
+            done: Vec::new(),
+        })
+    }
+}
+
+impl<O: Observer> Core<O> {
+    /// Make group `g` a class route.
+    pub(crate) fn class_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
+            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
+        }
+        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let root = g.root.map(|r| self.node(r.0));
+        let engines = self.graph.engines;
+        let cr = self.classes.as_deref_mut().ok_or_else(missing)?;
+        if cr.index.contains_key(&g.id) {
+            return Err(format!("group {} exists already", g.id));
+        }
+        let root = root.unwrap_or_else(|| ClassTree::centre(&cr.torus, &nodes));
+        let tree = ClassTree::build(&cr.torus, &nodes, root).map_err(|e| format!("group {}: {e}", g.id))?;
+        for (i, &v) in tree.nodes.iter().enumerate() {
+            if cr.used[v as usize] >= cr.p.routes {
+                return Err(format!("class_routes.routes: node {v} takes part in {} class routes already, its most", cr.p.routes));
+            }
+            let inputs = tree.children[i].len() as u32 + 1;
+            if inputs > cr.p.inputs {
+                return Err(format!("class_routes.inputs: node {v} would combine {inputs} inputs, more than {}", cr.p.inputs));
+            }
+        }
+        for &v in &tree.nodes {
+            cr.used[v as usize] += 1;
+        }
+        let mut ranks = vec![0; tree.nodes.len()];
+        let mut node_of = HashMap::new();
+        for (r, v) in g.members.iter().zip(&nodes) {
+            let i = tree.nodes.binary_search(v).unwrap();
+            ranks[i] = r.0;
+            node_of.insert(r.0, i as u32);
+        }
+        // A neighbour's engine: one per direction of the link to it (ten on Blue Gene/Q), so
+        // the copies going down leave on their links at once.
+        let torus = &cr.torus;
+        let direction = |a: u32, b: u32| {
+            let (ca, cb) = (torus.coords(a.into()), torus.coords(b.into()));
+            let axis = (0..ca.len()).find(|&x| ca[x] != cb[x]).unwrap_or(0);
+            let n = torus.shape()[axis];
+            let plus = (ca[axis] + 1) % n == cb[axis];
+            (2 * axis + usize::from(!plus)) as u32 % engines
+        };
+        let engine_to = (0..tree.nodes.len())
+            .map(|i| {
+                let v = tree.nodes[i];
+                let near = tree.children[i].iter().copied().chain((tree.parent[i] != usize::MAX).then_some(tree.parent[i]));
+                near.map(|j| (j, direction(v, tree.nodes[j]) as u8)).collect()
+            })
+            .collect();
+        let n = tree.nodes.len();
+        cr.index.insert(g.id, cr.routes.len() as u32);
+        cr.routes.push(Route {
+            tree,
+            ranks,
+            node_of,
+            engine_to,
+            rounds: HashMap::new(),
+            started: vec![0; n],
+            tags: vec![Default::default(); n],
+            received: vec![0; n],
+            results: vec![[0; 8]; n],
+            own: vec![[0; 8]; n],
+            pending: HashMap::new(),
+        });
+        Ok(())
+    }
+
+    pub(crate) fn class_value(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
+        let cr = self.classes.as_deref()?;
+        let r = &cr.routes[*cr.index.get(&id)? as usize];
+        r.node_of.get(&rank.0).map(|&i| r.results[i as usize])
+    }
+
+    /// The tree of group `id`'s class route (for reports and tests).
+    pub(crate) fn class_tree(&self, id: u32) -> Option<&ClassTree> {
+        let cr = self.classes.as_deref()?;
+        Some(&cr.routes[*cr.index.get(&id)? as usize].tree)
+    }
+
+    /// Member `rank` starts collective `c`: its contribution streams into its node's logic.
+    pub(crate) fn class_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let chunk_cap = self.class_payload.min(self.p.max_payload()).max(1) as u64;
+        let ser = self.p.terminal_bandwidth.serialization(self.p.format.wire(chunk_cap as u32) as u64).ps();
+        // The message unit handles the collective's descriptor and reads the data first.
+        let now = self.queue.now().ps() + self.p.tx_overhead.ps();
+        let cr = self.classes.as_deref_mut().ok_or_else(missing)?;
+        let ri = *cr.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
+        let r = &mut cr.routes[ri as usize];
+        let i = *r.node_of.get(&rank.0).ok_or_else(|| format!("rank {} is not a member of group {}", rank.0, c.group))?;
+        let round = r.started[i as usize];
+        let op = if c.kind == HwKind::Barrier { HwOp::None } else { c.op };
+        let info = RoundInfo { kind: c.kind, op, bytes: c.bytes, chunks: c.bytes.div_ceil(chunk_cap).max(1) as u32 };
+        match r.rounds.get(&round) {
+            Some(&other) if other != info => {
+                return Err(format!(
+                    "rank {} starts {:?} of {} bytes on group {}, which its other members run as {:?} of {} bytes",
+                    rank.0, c.kind, c.bytes, c.group, other.kind, other.bytes
+                ))
+            }
+            _ => {
+                r.rounds.insert(round, info);
+            }
+        }
+        r.started[i as usize] += 1;
+        r.tags[i as usize].push_back(c.tag);
+        r.own[i as usize] = c.value;
+        if c.kind == HwKind::Broadcast {
+            // Only the root's data moves: it starts down the tree.
+            if i as usize == r.tree.root {
+                for k in 0..info.chunks {
+                    let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: k, step: Step::Send { up: false }, value: c.value });
+                    self.queue.schedule(Time(now + k as u64 * ser), Ev::Class(e));
+                }
+            }
+            return Ok(());
+        }
+        // The local contribution's chunks enter the logic at the engine's rate.
+        for k in 0..info.chunks {
+            let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: k, step: Step::Local, value: c.value });
+            self.queue.schedule(Time(now + k as u64 * ser), Ev::Class(e));
+        }
+        Ok(())
+    }
+
+    /// An `Ev::Class` event.
+    pub(crate) fn class_event(&mut self, e: u32) {
+        let now = self.queue.now().ps();
+        let cr = self.classes.as_deref_mut().unwrap();
+        let x = *cr.events.get(e);
+        cr.events.remove(e);
+        let r = &mut cr.routes[x.route as usize];
+        if let Step::Done = x.step {
+            let i = x.node as usize;
+            let tag = r.tags[i].pop_front().expect("a member ends what it started");
+            cr.done.push((r.ranks[i], tag));
+            self.due = true;
+            return;
+        }
+        let info = r.rounds[&x.round];
+        let float = info.op.is_float();
+        match x.step {
+            Step::Done => unreachable!(),
+            Step::Local | Step::Arrive { up: true, .. } => {
+                let input = match x.step {
+                    Step::Arrive { from, .. } => 1 + r.tree.children[x.node as usize].iter().position(|&c| c as u32 == from).unwrap() as u32,
+                    _ => 0,
+                };
+                let need = r.tree.children[x.node as usize].len() as u32 + 1;
+                let slot = r.pending.entry((x.round, x.node, x.chunk)).or_default();
+                slot.count += 1;
+                if x.chunk == 0 && info.op != HwOp::None {
+                    slot.values.push((input, x.value));
+                }
+                if slot.count < need {
+                    return;
+                }
+                let mut values = r.pending.remove(&(x.round, x.node, x.chunk)).unwrap().values;
+                // Combine in a fixed order of the inputs, whatever order they came in.
+                values.sort_unstable_by_key(|v| v.0);
+                let mut value = values.first().map_or([0; 8], |v| v.1);
+                for v in values.iter().skip(1) {
+                    info.op.combine(&mut value, &v.1);
+                }
+                // Combining costs its delay where signals come in over links (a leaf only passes
+                // its own data on): once per hop.
+                let delay = if need == 1 {
+                    0
+                } else if float {
+                    cr.p.float_up_delay.ps()
+                } else {
+                    cr.p.up_delay.ps()
+                };
+                let ne = cr.events.insert(Entry { step: Step::Send { up: true }, value, ..x });
+                self.queue.schedule(Time(now + delay), Ev::Class(ne));
+            }
+            Step::Arrive { up: false, .. } => {
+                let delay = if float { cr.p.float_down_delay } else { cr.p.down_delay }.ps();
+                let ne = cr.events.insert(Entry { step: Step::Send { up: false }, ..x });
+                self.queue.schedule(Time(now + delay), Ev::Class(ne));
+            }
+            Step::Send { up } => {
+                let i = x.node as usize;
+                let last = x.chunk + 1 == info.chunks;
+                if up && i != r.tree.root {
+                    let p = r.tree.parent[i];
+                    if last && info.kind == HwKind::Reduce {
+                        self.class_done(x.route, x.node, None);
+                    }
+                    self.class_send(x, p as u32, true);
+                    return;
+                }
+                if up && info.kind == HwKind::Reduce {
+                    // The root has the result.
+                    if last {
+                        self.class_done(x.route, x.node, Some(x.value));
+                    }
+                    return;
+                }
+                // Going down (or turning at the root): to each child, and to the own node.
+                let children = r.tree.children[i].clone();
+                for c in children {
+                    self.class_send(x, c as u32, false);
+                }
+                let r = &mut self.classes.as_deref_mut().unwrap().routes[x.route as usize];
+                r.received[i] += 1;
+                if r.received[i] == info.chunks {
+                    r.received[i] = 0;
+                    self.class_done(x.route, x.node, Some(x.value));
+                }
+            }
+        }
+    }
+
+    /// Send chunk `x` from its node to tree node `to` (up: to the parent).
+    fn class_send(&mut self, x: Entry, to: u32, up: bool) {
+        let chunk_cap = self.class_payload.min(self.p.max_payload()).max(1) as u64;
+        let cr = self.classes.as_deref_mut().unwrap();
+        let r = &cr.routes[x.route as usize];
+        let info = r.rounds[&x.round];
+        let bytes = info.bytes.saturating_sub(x.chunk as u64 * chunk_cap).min(chunk_cap);
+        let (src, dst) = (r.ranks[x.node as usize], r.ranks[to as usize]);
+        let engine = r.engine_to[x.node as usize][&(to as usize)];
+        let sig = cr.events.insert(Entry { node: to, step: Step::Arrive { up, from: x.node }, ..x });
+        let class = if up { UP_CLASS } else { DOWN_CLASS };
+        let route = (0, engine, fabricsim_nic::ROUTE_DETERMINISTIC);
+        self.send(src, dst, bytes, sig as u64, crate::packet::NO_HINT, class, crate::packet::CLASS_CHUNK, route);
+    }
+
+    /// Tree node `node` of route `route` is done with its oldest collective, once its message
+    /// unit has finished with the data (the receive overhead).
+    fn class_done(&mut self, route: u32, node: u32, value: Option<[u64; 8]>) {
+        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
+        let cr = self.classes.as_deref_mut().unwrap();
+        let r = &mut cr.routes[route as usize];
+        if let Some(v) = value {
+            r.results[node as usize] = v;
+        }
+        let e = cr.events.insert(Entry { route, round: 0, node, chunk: 0, step: Step::Done, value: [0; 8] });
+        self.queue.schedule(Time(at), Ev::Class(e));
+    }
+}
+
+fn missing() -> String {
+    "this network has no in-network collective hardware (no class routes: see class_routes.enabled)".to_string()
+}

@@ -1,0 +1,166 @@
+//! Blue Gene/Q class routes: trees that fill sub-rectangles, reductions that arrive reduced
+//! (floating-point sums with the same bits whatever the arrival order), hops that cost what a
+//! message hop costs plus the combining delay, and groups the hardware cannot take.
+
+use common::rounds::{ok, run_rounds, Rounds};
+use fabricsim_core::{NodeId, Time};
+use fabricsim_network::class_routes::{ClassRouteParams, ClassTree};
+use fabricsim_network::{HwKind, HwOp, NetworkParams};
+use fabricsim_topology::Torus;
+
+mod common;
+
+fn class_routes(t: &Torus) -> ClassRouteParams {
+    ClassRouteParams {
+        shape: t.shape().to_vec(),
+        wrap: t.wrap().to_vec(),
+        routes: 16,
+        inputs: 12,
+        up_delay: Time::ZERO,
+        down_delay: Time::ZERO,
+        float_up_delay: Time::from_ns(18),
+        float_down_delay: Time::from_ns(6),
+    }
+}
+
+/// One rank per node; an engine per link direction (the copies going down leave at once).
+fn run(shape: Vec<u32>, w: Rounds, shuffle: Option<u64>) -> Rounds {
+    let engines = 2 * shape.len() as u32;
+    run_rounds(shape, engines, w, shuffle, |r, _, _| r, &|t, p| NetworkParams { class_routes: Some(class_routes(t)), buffer_bytes: 2048, ..p })
+}
+
+#[test]
+fn a_tree_spans_its_rectangle_through_neighbours_in_dimension_order() {
+    let t = Torus::new(vec![4, 4, 2], None, None).unwrap();
+    let rects: Vec<Vec<u32>> = vec![
+        (0..32).collect(),
+        // A 2x3 plane going round the first ring's end (x = 3, 0; y = 1, 2, 3).
+        [[3, 1], [0, 1], [3, 2], [0, 2], [3, 3], [0, 3]].iter().map(|&[x, y]| t.node_at(&[x, y, 0]).unwrap().0).collect(),
+        // A line.
+        (0..4).map(|x| t.node_at(&[x, 2, 1]).unwrap().0).collect(),
+    ];
+    for nodes in rects {
+        for root in [ClassTree::centre(&t, &nodes), nodes[nodes.len() - 1]] {
+            let tree = ClassTree::build(&t, &nodes, root).unwrap();
+            assert_eq!(tree.nodes[tree.root], root);
+            let mut depth_sum = 0;
+            for i in 0..tree.nodes.len() {
+                let (mut j, mut hops) = (i, 0);
+                while tree.parent[j] != usize::MAX {
+                    let (a, b) = (t.coords(NodeId(tree.nodes[j])), t.coords(NodeId(tree.nodes[tree.parent[j]])));
+                    let diff: Vec<usize> = (0..3).filter(|&x| a[x] != b[x]).collect();
+                    assert_eq!(diff.len(), 1, "a parent is a neighbour");
+                    j = tree.parent[j];
+                    hops += 1;
+                    assert!(hops <= 16, "every path reaches the root");
+                }
+                depth_sum += hops;
+            }
+            assert!(depth_sum > 0 || nodes.len() == 1);
+            assert!(tree.children.iter().all(|c| c.len() <= 6));
+        }
+    }
+    // The centre of a 4-ring is 1 away from one end and 2 from the other: depth 2 + 2 + 1.
+    let all: Vec<u32> = (0..32).collect();
+    assert_eq!(ClassTree::build(&t, &all, ClassTree::centre(&t, &all)).unwrap().depth(), 5);
+    // Not a rectangle.
+    let e = ClassTree::build(&t, &[0, 1, 5], 0).unwrap_err();
+    assert!(e.contains("rectangle"), "{e}");
+}
+
+#[test]
+fn one_hop_costs_a_message_hop_plus_the_combining_delay() {
+    // Two nodes: the non-root's chunk goes up one link, the result comes back down one link.
+    // A hop is a link (20 ns) and a router pipeline (40 ns), as for any packet; floating point
+    // adds 18 ns going up and 6 going down.
+    for (op, extra) in [(HwOp::Sum, 0), (HwOp::FloatSum, 24)] {
+        let mut w = Rounds::barrier(2, 1, |_, _| Time::ZERO);
+        (w.op, w.bytes) = (op, 8);
+        let w = ok(run(vec![2], w, None));
+        let last = w.done.iter().map(|d| d[0]).max().unwrap();
+        assert_eq!(last, Time::from_ns(2 * 60 + extra), "{op:?}");
+    }
+}
+
+#[test]
+fn reductions_arrive_reduced_and_floating_point_sums_keep_their_bits() {
+    let value = |r: u32| {
+        let mut v = [0u64; 8];
+        for (i, x) in v.iter_mut().enumerate() {
+            *x = ((r as u64 + 3) * (i as u64 + 7)) ^ (r as u64 * 101);
+        }
+        v
+    };
+    for op in [HwOp::Sum, HwOp::Min, HwOp::Max, HwOp::And, HwOp::Or, HwOp::Xor] {
+        let mut w = Rounds::barrier(24, 2, |r, k| Time::from_ns((r * 37 % 11 + k) as u64 * 30));
+        (w.op, w.bytes, w.value) = (op, 64, value);
+        let w = ok(run(vec![4, 3, 2], w, None));
+        let mut want = value(0);
+        for r in 1..24 {
+            op.combine(&mut want, &value(r));
+        }
+        assert!(w.values.iter().all(|v| *v == want), "{op:?}");
+    }
+    // Floating point: values of very different sizes, whose sum depends on the order of
+    // additions; every member gets the same bits, with or without traffic that moves arrivals.
+    let fvalue = |r: u32| [(if r.is_multiple_of(3) { 1e16 } else { 0.1 * r as f64 + 1.0 }).to_bits(), 0, 0, 0, 0, 0, 0, 0];
+    let sums: Vec<u64> = [0, 40]
+        .iter()
+        .map(|&background| {
+            let mut w = Rounds::barrier(24, 1, |r, _| Time::from_ns((r * 53 % 17) as u64 * 20));
+            (w.op, w.bytes, w.value, w.background) = (HwOp::FloatSum, 8, fvalue, background);
+            let w = ok(run(vec![4, 3, 2], w, None));
+            assert!(w.values.iter().all(|v| v[0] == w.values[0][0]));
+            w.values[0][0]
+        })
+        .collect();
+    assert_eq!(sums[0], sums[1]);
+    let exact: f64 = (0..24).map(|r| f64::from_bits(fvalue(r)[0])).sum();
+    assert!((f64::from_bits(sums[0]) - exact).abs() / exact < 1e-12);
+}
+
+#[test]
+fn long_reductions_stream_at_link_speed_and_others_complete() {
+    // 256 KiB over a 4x4 torus: 1024 chunks of 256 B (the test network's packet) pipelined
+    // through the tree; the time approaches the chunks' serialisation on one link.
+    let mut w = Rounds::barrier(16, 1, |_, _| Time::ZERO);
+    (w.op, w.bytes) = (HwOp::Sum, 256 * 1024);
+    let w = ok(run(vec![4, 4], w, None));
+    let last = w.done.iter().map(|d| d[0]).max().unwrap();
+    let wire = Time::from_ps(256 * 1024 * 200); // 5 GB/s
+    assert!(last > wire && last < wire + Time::from_us(3), "{last} against {wire}");
+    // Broadcast and reduce run too (from the root: the member at the centre).
+    for kind in [HwKind::Broadcast, HwKind::Reduce] {
+        let mut w = Rounds::barrier(16, 2, |_, _| Time::ZERO);
+        (w.op, w.bytes, w.kind) = (HwOp::Sum, 4096, kind);
+        let w = ok(run(vec![4, 4], w, None));
+        assert!(w.done.iter().all(|d| d.len() == 2), "{kind:?}");
+    }
+}
+
+#[test]
+fn results_do_not_depend_on_the_order_of_same_instant_events() {
+    let make = || {
+        let mut w = Rounds::barrier(18, 3, |r, k| Time::from_ns(((r % 3) * 100 + k * 50) as u64));
+        (w.op, w.bytes, w.background) = (HwOp::FloatSum, 2048, 10);
+        w
+    };
+    let base = ok(run(vec![3, 3, 2], make(), None));
+    for seed in 1..4 {
+        let w = ok(run(vec![3, 3, 2], make(), Some(seed)));
+        assert_eq!((w.done, w.values), (base.done.clone(), base.values.clone()), "seed {seed}");
+    }
+}
+
+#[test]
+fn groups_the_hardware_cannot_take_are_refused_by_name() {
+    // Ranks 0..6 of a 4x4 torus are not a rectangle.
+    let w = run(vec![4, 4], Rounds::barrier(6, 1, |_, _| Time::ZERO), None);
+    assert!(w.error.as_deref().unwrap().contains("rectangle"), "{:?}", w.error);
+    // A node in more class routes than it may be.
+    let w = run_rounds(vec![4, 4], 1, Rounds::barrier(16, 1, |_, _| Time::ZERO), None, |r, _, _| r, &|t, p| NetworkParams {
+        class_routes: Some(ClassRouteParams { routes: 0, ..class_routes(t) }),
+        ..p
+    });
+    assert!(w.error.as_deref().unwrap().contains("class_routes.routes"), "{:?}", w.error);
+}
