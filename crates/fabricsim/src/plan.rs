@@ -129,7 +129,14 @@ impl Plan {
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
-            gates: s.barrier.gate_params()?,
+            gates: match (s.barrier.gate_params()?, s.class_routes.enabled) {
+                (Some(_), true) => {
+                    return Err(
+                        ConfigError::new("class_routes.enabled", "a network has Tofu barrier gates or Blue Gene/Q class routes, not both").into()
+                    )
+                }
+                (g, _) => g,
+            },
             class_routes: match (&topology, s.class_routes.enabled) {
                 (_, false) => None,
                 (Topology::Torus(t), true) => Some(fabricsim_network::class_routes::ClassRouteParams {

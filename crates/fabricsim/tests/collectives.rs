@@ -202,3 +202,25 @@ fn a_program_file_makes_its_groups() {
     // Ranks 0 and 2 on nodes 0 and 2: two start gates, one signal each way.
     assert!(p.time_ns > 480.0 && p.time_ns < 2000.0, "{}", p.time_ns);
 }
+
+#[test]
+fn back_to_back_hardware_collectives_run_without_waiting_for_other_events() {
+    // Each rank starts its second barrier from the first one's completion: it must be served at
+    // once, not at some later event (nor never, when nothing else is going on).
+    let text = |barriers: u32| {
+        let mut t = String::from("ranks 4\ngroup 0 all\n");
+        for r in 0..4 {
+            for b in 1..=barriers {
+                t += &format!("{r} hw barrier 0 0B tag={b}\n{r} hwwait tag={b}\n");
+            }
+        }
+        fabricsim_program::FileProgram::parse(&t).unwrap()
+    };
+    let ranks = Ranks { map: Some((0..4).map(fabricsim_core::NodeId).collect()), ..Ranks::default() };
+    for preset in ["tofu-k\"\n[topology]\nshape = [4, 3, 2, 2, 3, 2]", "bgq\""] {
+        let pl = plan(&format!("[machine]\npreset = \"{preset}"));
+        let t1 = run_program(&pl, &ranks, Box::new(text(1)), 0, false, |_| {}).unwrap().time_ns;
+        let t2 = run_program(&pl, &ranks, Box::new(text(2)), 0, false, |_| {}).unwrap().time_ns;
+        assert!((t2 - 2.0 * t1).abs() < 0.5 * t1, "{preset}: one barrier {t1} ns, two {t2} ns");
+    }
+}

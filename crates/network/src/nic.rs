@@ -25,7 +25,9 @@ impl<O: Observer> Core<O> {
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn send(&mut self, src: u32, dst: u32, bytes: u64, tag: u64, hint: u8, prio: u8, op: u8, (pace, engine, route): (u32, u8, u8)) {
         let now = self.queue.now().ps();
-        let measured = now >= self.window_start && now < self.window_end;
+        // The hardware's own signals (barrier gates, class-route chunks) are not traffic the
+        // run measures.
+        let measured = now >= self.window_start && now < self.window_end && op < GATE_SIGNAL;
         let bytes = bytes.max(1);
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
         // A priority class travels on its class VC when the routers have them (the highest

@@ -83,6 +83,9 @@ impl<O: Observer> Core<O> {
         if self.gates.as_deref().is_some_and(|g| g.has_work()) {
             self.serve_gates();
         }
+        if self.classes.as_deref().is_some_and(|c| c.sending()) {
+            self.flush_class_sends();
+        }
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.
         let mut due = std::mem::take(&mut self.phase_scratch);

@@ -806,7 +806,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.hand_over(d, false, false);
                 }
             }
-            Ev::Gate(e) => c.gate_fire(e),
+            Ev::Gate(e) => c.gate_processed(e),
             Ev::Class(e) => c.class_event(e),
             Ev::AgentHead(pkt) => {
                 let tag = c.messages.get(c.packets.get(pkt).msg).tag;
@@ -849,18 +849,23 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             self.core.handover = list;
             self.core.check_stop = true;
         }
-        self.core.end_instant();
-        // Members whose in-network collective ended, by rank then tag.
-        let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
-        done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
-        if !done.is_empty() {
-            done.sort_unstable();
-            for &(rank, tag) in &done {
-                self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
+        // Members whose in-network collective ended, by rank then tag, before the network's
+        // phase: what they start next is served in it. Gates fire in the phase, and may end
+        // collectives there: hand those over and run the phase again until none is left.
+        loop {
+            let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
+            done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
+            if !done.is_empty() {
+                done.sort_unstable();
+                for &(rank, tag) in &done {
+                    self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
+                }
+                self.core.check_stop = true;
             }
-            self.core.check_stop = true;
-            if self.core.gates.as_deref().is_some_and(|g| g.has_work()) {
-                self.core.due = true;
+            self.core.end_instant();
+            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work()) || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty());
+            if !more {
+                break;
             }
         }
         if !self.core.handover.is_empty() {

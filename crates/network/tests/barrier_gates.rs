@@ -155,3 +155,15 @@ fn too_many_elements_and_missing_resources_are_named() {
     let msg = sim.workload().error.clone().unwrap();
     assert!(msg.contains("barrier.gates") && msg.contains("20"), "{msg}");
 }
+
+#[test]
+fn members_must_agree_on_a_rounds_operation() {
+    // Rank 1 runs its first round as a sum of one element, the others of two: refused, naming
+    // the disagreement.
+    let mut w = Rounds::barrier(4, 1, |_, _| Time::ZERO);
+    (w.op, w.bytes) = (HwOp::Sum, 16);
+    w.value = |_| [1; 8];
+    w.bytes_of = Some(|r| if r == 1 { 8 } else { 16 });
+    let e = run(vec![4], 1, w, None).error.unwrap();
+    assert!(e.contains("other members"), "{e}");
+}

@@ -164,3 +164,19 @@ fn groups_the_hardware_cannot_take_are_refused_by_name() {
     });
     assert!(w.error.as_deref().unwrap().contains("class_routes.routes"), "{:?}", w.error);
 }
+
+#[test]
+fn long_reductions_carry_their_values_and_late_broadcast_members_still_finish() {
+    // 2 KiB: eight chunks of 256 B; the values (the first chunk's) arrive reduced.
+    let mut w = Rounds::barrier(9, 2, |r, _| Time::from_ns(r as u64 * 7));
+    (w.op, w.bytes, w.value) = (HwOp::Max, 2048, |r| [r as u64 * 3 + 1; 8]);
+    let w = ok(run(vec![3, 3], w, None));
+    assert!(w.values.iter().all(|v| v[0] == 25), "{:?}", w.values);
+    // A broadcast from the centre: a member that starts long after the data reached it ends
+    // when it starts.
+    let mut w = Rounds::barrier(9, 2, |r, k| Time::from_ns(if r == 8 { 5_000 } else { 10 * k as u64 }));
+    (w.op, w.bytes, w.kind) = (HwOp::Sum, 512, HwKind::Broadcast);
+    let w = ok(run(vec![3, 3], w, None));
+    assert!(w.done.iter().all(|d| d.len() == 2));
+    assert!(w.done[8][0] >= Time::from_ns(5_000));
+}

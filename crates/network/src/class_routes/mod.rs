@@ -76,6 +76,8 @@ struct Route {
     tags: Vec<std::collections::VecDeque<u64>>,
     received: Vec<u32>,
     results: Vec<[u64; 8]>,
+    /// Broadcasts over for a member before it started them.
+    early: Vec<u32>,
     /// Per tree node: its contribution to the current round.
     own: Vec<[u64; 8]>,
     /// Up inputs arrived, by (round, node, chunk).
@@ -122,11 +124,20 @@ pub(crate) struct ClassRoutes {
     routes: Vec<Route>,
     index: HashMap<u32, u32>,
     events: crate::packet::Slab<Entry>,
+    /// Time between the chunks of a node's own contribution (ps).
+    chunk_time: u64,
+    /// Chunks leaving their nodes' logic this instant: (chunk, destination node, up).
+    sends: Vec<(Entry, u32, bool)>,
     /// Members whose collective ended this instant: (rank, tag).
     pub(crate) done: Vec<(u32, u64)>,
 }
 
 impl ClassRoutes {
+    /// Whether chunks wait to be sent at the end of the instant.
+    pub(crate) fn sending(&self) -> bool {
+        !self.sends.is_empty()
+    }
+
     pub(crate) fn new(p: ClassRouteParams) -> Result<Self, String> {
         let torus = fabricsim_topology::Torus::new(p.shape.clone(), Some(p.wrap.clone()), None).map_err(|e| e.to_string())?;
         Ok(ClassRoutes {
@@ -136,6 +147,8 @@ impl ClassRoutes {
             routes: Vec::new(),
             index: HashMap::new(),
             events: Default::default(),
+            chunk_time: 0,
+            sends: Vec::new(),
             done: Vec::new(),
         })
     }
@@ -144,7 +157,7 @@ impl ClassRoutes {
 impl<O: Observer> Core<O> {
     /// Make group `g` a class route.
     pub(crate) fn class_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
+        if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
             return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
         }
         let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
@@ -203,6 +216,7 @@ impl<O: Observer> Core<O> {
             started: vec![0; n],
             tags: vec![Default::default(); n],
             received: vec![0; n],
+            early: vec![0; n],
             results: vec![[0; 8]; n],
             own: vec![[0; 8]; n],
             pending: HashMap::new(),
@@ -249,6 +263,12 @@ impl<O: Observer> Core<O> {
         r.started[i as usize] += 1;
         r.tags[i as usize].push_back(c.tag);
         r.own[i as usize] = c.value;
+        if r.early[i as usize] > 0 {
+            r.early[i as usize] -= 1;
+            let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: 0, step: Step::Done, value: [0; 8] });
+            self.queue.schedule(Time(now), Ev::Class(e));
+            return Ok(());
+        }
         if c.kind == HwKind::Broadcast {
             // Only the root's data moves: it starts down the tree.
             if i as usize == r.tree.root {
@@ -259,11 +279,11 @@ impl<O: Observer> Core<O> {
             }
             return Ok(());
         }
-        // The local contribution's chunks enter the logic at the engine's rate.
-        for k in 0..info.chunks {
-            let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: k, step: Step::Local, value: c.value });
-            self.queue.schedule(Time(now + k as u64 * ser), Ev::Class(e));
-        }
+        // The local contribution's chunks enter the logic at the engine's rate, each scheduling
+        // the next.
+        cr.chunk_time = ser;
+        let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: 0, step: Step::Local, value: c.value });
+        self.queue.schedule(Time(now), Ev::Class(e));
         Ok(())
     }
 
@@ -276,9 +296,14 @@ impl<O: Observer> Core<O> {
         let r = &mut cr.routes[x.route as usize];
         if let Step::Done = x.step {
             let i = x.node as usize;
-            let tag = r.tags[i].pop_front().expect("a member ends what it started");
-            cr.done.push((r.ranks[i], tag));
-            self.due = true;
+            match r.tags[i].pop_front() {
+                Some(tag) => {
+                    cr.done.push((r.ranks[i], tag));
+                    self.due = true;
+                }
+                // A broadcast's data came before the member started: it ends when it starts.
+                None => r.early[i] += 1,
+            }
             return;
         }
         let info = r.rounds[&x.round];
@@ -286,6 +311,11 @@ impl<O: Observer> Core<O> {
         match x.step {
             Step::Done => unreachable!(),
             Step::Local | Step::Arrive { up: true, .. } => {
+                if let (Step::Local, true) = (x.step, x.chunk + 1 < info.chunks) {
+                    let next = cr.events.insert(Entry { chunk: x.chunk + 1, ..x });
+                    self.queue.schedule(Time(now + cr.chunk_time), Ev::Class(next));
+                }
+                let r = &mut cr.routes[x.route as usize];
                 let input = match x.step {
                     Step::Arrive { from, .. } => 1 + r.tree.children[x.node as usize].iter().position(|&c| c as u32 == from).unwrap() as u32,
                     _ => 0,
@@ -328,32 +358,50 @@ impl<O: Observer> Core<O> {
                 let last = x.chunk + 1 == info.chunks;
                 if up && i != r.tree.root {
                     let p = r.tree.parent[i];
+                    cr.sends.push((x, p as u32, true));
+                    self.due = true;
                     if last && info.kind == HwKind::Reduce {
-                        self.class_done(x.route, x.node, None);
+                        self.class_done(x.route, x.node);
                     }
-                    self.class_send(x, p as u32, true);
                     return;
+                }
+                // The values travel in the first chunk: the result is its.
+                if x.chunk == 0 {
+                    r.results[i] = x.value;
                 }
                 if up && info.kind == HwKind::Reduce {
                     // The root has the result.
                     if last {
-                        self.class_done(x.route, x.node, Some(x.value));
+                        self.class_done(x.route, x.node);
                     }
                     return;
                 }
                 // Going down (or turning at the root): to each child, and to the own node.
-                let children = r.tree.children[i].clone();
-                for c in children {
-                    self.class_send(x, c as u32, false);
+                for c in 0..r.tree.children[i].len() {
+                    let to = cr.routes[x.route as usize].tree.children[i][c] as u32;
+                    cr.sends.push((x, to, false));
                 }
-                let r = &mut self.classes.as_deref_mut().unwrap().routes[x.route as usize];
+                self.due = true;
+                let r = &mut cr.routes[x.route as usize];
                 r.received[i] += 1;
                 if r.received[i] == info.chunks {
                     r.received[i] = 0;
-                    self.class_done(x.route, x.node, Some(x.value));
+                    self.class_done(x.route, x.node);
                 }
             }
         }
+    }
+
+    /// End of an instant: the chunks that left their nodes' logic this instant go to the NICs,
+    /// in an order that depends on them only (route, round, chunk, node, destination).
+    pub(crate) fn flush_class_sends(&mut self) {
+        let mut sends = std::mem::take(&mut self.classes.as_deref_mut().unwrap().sends);
+        sends.sort_unstable_by_key(|(x, to, up)| (x.route, x.round, x.chunk, x.node, *to, *up));
+        for &(x, to, up) in &sends {
+            self.class_send(x, to, up);
+        }
+        sends.clear();
+        self.classes.as_deref_mut().unwrap().sends = sends;
     }
 
     /// Send chunk `x` from its node to tree node `to` (up: to the parent).
@@ -373,13 +421,9 @@ impl<O: Observer> Core<O> {
 
     /// Tree node `node` of route `route` is done with its oldest collective, once its message
     /// unit has finished with the data (the receive overhead).
-    fn class_done(&mut self, route: u32, node: u32, value: Option<[u64; 8]>) {
+    fn class_done(&mut self, route: u32, node: u32) {
         let at = self.queue.now().ps() + self.p.rx_overhead.ps();
         let cr = self.classes.as_deref_mut().unwrap();
-        let r = &mut cr.routes[route as usize];
-        if let Some(v) = value {
-            r.results[node as usize] = v;
-        }
         let e = cr.events.insert(Entry { route, round: 0, node, chunk: 0, step: Step::Done, value: [0; 8] });
         self.queue.schedule(Time(at), Ev::Class(e));
     }

@@ -14,8 +14,8 @@
 //! between nodes it is a packet through the network, sent by the gate's TNI at the system
 //! priority class, on the deterministic route (a pair's signals stay in order), with no
 //! per-message overheads (the gate hardware sends it), its payload the values it carries.
-//! Gates are served, within an instant, in the order of their group, gate and round, not in
-//! the order their signals happened to be handled.
+//! Gates are served and fire, within an instant, in the order of their group, gate and round,
+//! not in the order their events happened to be handled.
 
 pub mod wiring;
 
@@ -67,9 +67,9 @@ struct Group {
     waiting: HashMap<(u32, u8, u32), [u64; 8]>,
     /// Per member: tags of the collectives it started and that are not over, oldest first.
     tags: Vec<std::collections::VecDeque<u64>>,
-    /// How the current round combines (and how many elements), and each member's last result.
-    op: HwOp,
-    elements: u8,
+    /// How each round combines and how many elements it carries (the first member to start a
+    /// round says; the others must agree), and each member's last result.
+    ops: HashMap<u32, (HwOp, u8)>,
     results: Vec<[u64; 8]>,
 }
 
@@ -93,6 +93,8 @@ pub(crate) struct GateUnit {
     ready: Vec<Ready>,
     /// Gates being processed (`Ev::Gate`), and signals travelling as messages (their tag).
     firing: crate::packet::Slab<Ready>,
+    /// Gates processed this instant, to fire at its end in an order that depends on them only.
+    fire_due: Vec<Ready>,
     signals: crate::packet::Slab<(u32, u32, u8, [u64; 8])>,
     /// Members whose collective ended this instant: (rank, tag).
     pub(crate) done: Vec<(u32, u64)>,
@@ -109,13 +111,14 @@ impl GateUnit {
             index: HashMap::new(),
             ready: Vec::new(),
             firing: Default::default(),
+            fire_due: Vec::new(),
             signals: Default::default(),
             done: Vec::new(),
         }
     }
 
     pub(crate) fn has_work(&self) -> bool {
-        !self.ready.is_empty() || !self.done.is_empty()
+        !self.ready.is_empty() || !self.done.is_empty() || !self.fire_due.is_empty()
     }
 }
 
@@ -129,10 +132,10 @@ impl<O: Observer> Core<O> {
     /// Make group `g`: give each member a BCH (a node's members on its TNIs in turn, the least
     /// used TNI first), wire the gates, and take them.
     pub(crate) fn gate_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
         if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
             return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
         }
+        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
         let unit = self.gate_unit()?;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
@@ -141,12 +144,15 @@ impl<O: Observer> Core<O> {
         let mut member_of = HashMap::new();
         let mut taken: HashMap<u32, u32> = HashMap::new();
         let mut points = Vec::with_capacity(nodes.len());
+        // A member rank on each TNI used (signals are addressed by rank).
+        let mut rank_on: HashMap<u32, u32> = HashMap::new();
         for (m, (&node, r)) in nodes.iter().zip(&g.members).enumerate() {
             if member_of.insert(r.0, m as u32).is_some() {
                 return Err(format!("group {} names rank {} twice", g.id, r.0));
             }
             let t = (0..tnis).min_by_key(|&t| unit.used[(node * tnis + t) as usize].0 + taken.get(&(node * tnis + t)).unwrap_or(&0)).unwrap();
             *taken.entry(node * tnis + t).or_default() += 1;
+            rank_on.entry(node * tnis + t).or_insert(r.0);
             points.push(node * tnis + t);
         }
         let share = wiring::Share { tnis_per_node: tnis, gates_per_channel: unit.p.gates / unit.p.channels };
@@ -178,7 +184,7 @@ impl<O: Observer> Core<O> {
             unit.used[t as usize].0 += channels[i];
             unit.used[t as usize].1 += gates[i];
         }
-        let tni_rank = wiring.tnis.iter().map(|&t| g.members[points.iter().position(|&p| p == t).unwrap()].0).collect();
+        let tni_rank = wiring.tnis.iter().map(|&t| rank_on[&t]).collect();
         let n = wiring.gates.len();
         unit.index.insert(g.id, unit.groups.len() as u32);
         unit.groups.push(Group {
@@ -190,8 +196,7 @@ impl<O: Observer> Core<O> {
             rounds: vec![0; n],
             waiting: HashMap::new(),
             tags: vec![Default::default(); g.members.len()],
-            op: HwOp::None,
-            elements: 0,
+            ops: HashMap::new(),
             results: vec![[0; 8]; g.members.len()],
             wiring,
         });
@@ -231,11 +236,20 @@ impl<O: Observer> Core<O> {
         if op.counts_twice() && !g.wiring.exact {
             return Err(format!("group {} is wired by dissemination, which can count a contribution twice: it cannot sum", c.group));
         }
-        g.op = op;
-        g.elements = elements as u8;
-        g.tags[m as usize].push_back(c.tag);
         let gate = g.wiring.starts[m as usize];
         let round = g.rounds[gate as usize];
+        match g.ops.get(&round) {
+            Some(&(o, e)) if (o, e) != (op, elements as u8) => {
+                return Err(format!(
+                    "rank {} starts a {:?} of {} elements on group {}, whose other members run {:?} of {e}",
+                    rank.0, op, elements, c.group, o
+                ))
+            }
+            _ => {
+                g.ops.insert(round, (op, elements as u8));
+            }
+        }
+        g.tags[m as usize].push_back(c.tag);
         g.rounds[gate as usize] += 1;
         let mut value = [0; 8];
         value[..elements.min(8) as usize].copy_from_slice(&c.value[..elements.min(8) as usize]);
@@ -253,16 +267,17 @@ impl<O: Observer> Core<O> {
         a[slot as usize] += 1;
         let round = a[slot as usize] - 1;
         let other = (need == 2).then(|| a[1 - slot as usize]);
+        let op = g.ops[&round].0;
         match other {
             Some(o) if o <= round => {
-                if g.op != HwOp::None {
+                if op != HwOp::None {
                     g.waiting.insert((gate, slot, round), value);
                 }
             }
             _ => {
                 let mut v = value;
                 if let (Some(_), Some(w)) = (other, g.waiting.remove(&(gate, 1 - slot, round))) {
-                    g.op.combine(&mut v, &w);
+                    op.combine(&mut v, &w);
                 }
                 unit.ready.push(Ready { group: gi, gate, round, value: v });
                 self.due = true;
@@ -274,6 +289,14 @@ impl<O: Observer> Core<O> {
     /// that depends on them only.
     pub(crate) fn serve_gates(&mut self) {
         let now = self.queue.now().ps();
+        // Gates processed this instant fire first, in order of group, gate and round: their
+        // signals reach the NICs in that order.
+        let mut fired = std::mem::take(&mut self.gates.as_deref_mut().unwrap().fire_due);
+        fired.sort_unstable_by_key(|r| (r.group, r.gate, r.round));
+        for r in fired.drain(..) {
+            self.gate_fire(r);
+        }
+        self.gates.as_deref_mut().unwrap().fire_due = fired;
         let unit = self.gates.as_deref_mut().unwrap();
         let mut ready = std::mem::take(&mut unit.ready);
         ready.sort_unstable_by_key(|r| (r.group, r.gate, r.round));
@@ -299,11 +322,18 @@ impl<O: Observer> Core<O> {
         self.gates.as_deref_mut().unwrap().ready = ready;
     }
 
-    /// A gate has been processed: it signals its outputs, or (an end) tells its member.
-    pub(crate) fn gate_fire(&mut self, e: u32) {
+    /// A gate has been processed: it fires at the end of the instant (see `serve_gates`).
+    pub(crate) fn gate_processed(&mut self, e: u32) {
         let unit = self.gates.as_deref_mut().unwrap();
         let r = *unit.firing.get(e);
         unit.firing.remove(e);
+        unit.fire_due.push(r);
+        self.due = true;
+    }
+
+    /// A gate fires: it signals its outputs, or (an end) tells its member.
+    fn gate_fire(&mut self, r: Ready) {
+        let unit = self.gates.as_deref_mut().unwrap();
         let g = &mut unit.groups[r.group as usize];
         let gate = g.wiring.gates[r.gate as usize];
         if gate.role == Role::End {
@@ -314,7 +344,7 @@ impl<O: Observer> Core<O> {
             self.due = true;
             return;
         }
-        let bytes = 8 * g.elements.max(1) as u64;
+        let bytes = 8 * g.ops[&r.round].1.max(1) as u64;
         let tnis = unit.p.tnis;
         let from = g.tni_global[gate.tni as usize];
         let src = g.tni_rank[gate.tni as usize];

@@ -26,6 +26,8 @@ pub struct Rounds {
     pub kind: HwKind,
     /// The group's root, where the hardware has one.
     pub root: Option<u32>,
+    /// Bytes rank `r` contributes, when not `bytes`.
+    pub bytes_of: Option<fn(u32) -> u64>,
 }
 
 impl Rounds {
@@ -44,13 +46,15 @@ impl Rounds {
             error: None,
             kind: HwKind::Allreduce,
             root: None,
+            bytes_of: None,
         }
     }
     fn start_round(&mut self, r: u32, api: &mut Api) {
         let k = self.started[r as usize].len() as u32;
         self.started[r as usize].push(api.now());
         let kind = if self.op == HwOp::None { HwKind::Barrier } else { self.kind };
-        let c = HwCollective::new(kind, 7, self.bytes, k as u64).reducing(self.op, (self.value)(r));
+        let bytes = self.bytes_of.map_or(self.bytes, |f| f(r));
+        let c = HwCollective::new(kind, 7, bytes, k as u64).reducing(self.op, (self.value)(r));
         if let Err(e) = api.collective_start(Rank(r), c) {
             self.error.get_or_insert(e);
         }
