@@ -70,6 +70,18 @@ impl<O: Observer> Core<O> {
         }
     }
 
+    /// The collective hardware's part of the phase: gates that fire and are served, chunks that
+    /// leave (before the NICs deal the instant's messages).
+    #[inline(never)]
+    fn hardware_phase(&mut self) {
+        if self.gates.as_deref().is_some_and(|g| g.has_work()) {
+            self.serve_gates();
+        }
+        if self.classes.as_deref().is_some_and(|c| c.sending()) {
+            self.flush_class_sends();
+        }
+    }
+
     /// The instant is over. Packets with a choice of hops choose (by input VC); posted outputs
     /// arbitrate; messages that reached NICs are dealt to engines; posted NICs inject; outputs
     /// and nodes in ascending id order. Choices post arbitrations and dealing posts NICs, all
@@ -80,11 +92,8 @@ impl<O: Observer> Core<O> {
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
-        if self.gates.as_deref().is_some_and(|g| g.has_work()) {
-            self.serve_gates();
-        }
-        if self.classes.as_deref().is_some_and(|c| c.sending()) {
-            self.flush_class_sends();
+        if self.gates.is_some() || self.classes.is_some() {
+            self.hardware_phase();
         }
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.

@@ -392,8 +392,7 @@ impl<O: Observer> Core<O> {
         // not a deadlock.
         if terminal {
             if p.agent {
-                // The head reaches the router's collective logic (see `crate::class_routes`).
-                queue.schedule(Time(now), Ev::AgentHead(pkt));
+                agent_head(queue, now, pkt);
             }
             if lat == 0 {
                 // On-chip NIC: the tail arrives as the port frees; one event does both.
@@ -581,4 +580,12 @@ impl<O: Observer> Core<O> {
             self.post_arbitration(port);
         }
     }
+}
+
+/// A class-route chunk's head reaches the router's collective logic (see `crate::class_routes`):
+/// out of the grant's way, which is hot and sensitive to its size.
+#[cold]
+#[inline(never)]
+fn agent_head(queue: &mut fabricsim_engine::EventQueue<Ev>, now: u64, pkt: PacketId) {
+    queue.schedule(Time(now), Ev::AgentHead(pkt));
 }

@@ -808,10 +808,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             }
             Ev::Gate(e) => c.gate_processed(e),
             Ev::Class(e) => c.class_event(e),
-            Ev::AgentHead(pkt) => {
-                let tag = c.messages.get(c.packets.get(pkt).msg).tag;
-                c.class_event(tag as u32);
-            }
+            Ev::AgentHead(pkt) => c.class_head(pkt),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nic_wake[node as usize] == now {
@@ -852,6 +849,20 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // Members whose in-network collective ended, by rank then tag, before the network's
         // phase: what they start next is served in it. Gates fire in the phase, and may end
         // collectives there: hand those over and run the phase again until none is left.
+        if self.core.gates.is_none() && self.core.classes.is_none() {
+            self.core.end_instant();
+        } else {
+            self.hardware_end_instant();
+        }
+        if !self.core.handover.is_empty() {
+            self.core.due = true;
+        }
+    }
+
+    /// [`end_instant`](Self::end_instant)'s phase with collective hardware: ended collectives
+    /// first, then the phase, again while the phase ends more.
+    #[inline(never)]
+    fn hardware_end_instant(&mut self) {
         loop {
             let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
             done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
@@ -867,9 +878,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             if !more {
                 break;
             }
-        }
-        if !self.core.handover.is_empty() {
-            self.core.due = true;
         }
     }
 

@@ -287,7 +287,17 @@ impl<O: Observer> Core<O> {
         Ok(())
     }
 
+    /// A chunk's head reached its node's collective logic (`Ev::AgentHead`).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn class_head(&mut self, pkt: crate::packet::PacketId) {
+        let tag = self.messages.get(self.packets.get(pkt).msg).tag;
+        self.class_event(tag as u32);
+    }
+
     /// An `Ev::Class` event.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn class_event(&mut self, e: u32) {
         let now = self.queue.now().ps();
         let cr = self.classes.as_deref_mut().unwrap();

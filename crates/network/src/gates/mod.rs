@@ -161,23 +161,14 @@ impl<O: Observer> Core<O> {
         for (i, &t) in wiring.tnis.iter().enumerate() {
             let (c, b) = unit.used[t as usize];
             let (node, tni) = (t / tnis, t % tnis);
-            if c + channels[i] > unit.p.channels {
-                return Err(format!(
-                    "barrier.channels: group {} needs {} barrier channels on node {node} TNI {tni}, which has {} of {} left",
-                    g.id,
-                    channels[i],
-                    unit.p.channels - c,
-                    unit.p.channels
-                ));
-            }
-            if b + gates[i] > unit.p.gates {
-                return Err(format!(
-                    "barrier.gates: group {} needs {} barrier gates on node {node} TNI {tni}, which has {} of {} left",
-                    g.id,
-                    gates[i],
-                    unit.p.gates - b,
-                    unit.p.gates
-                ));
+            for (what, need, used, has) in [("channels", channels[i], c, unit.p.channels), ("gates", gates[i], b, unit.p.gates)] {
+                if used + need > has {
+                    return Err(format!(
+                        "barrier.{what}: group {} needs {need} barrier {what} on node {node} TNI {tni}, which has {} of {has} left",
+                        g.id,
+                        has - used
+                    ));
+                }
             }
         }
         for (i, &t) in wiring.tnis.iter().enumerate() {
@@ -323,6 +314,8 @@ impl<O: Observer> Core<O> {
     }
 
     /// A gate has been processed: it fires at the end of the instant (see `serve_gates`).
+    #[cold]
+    #[inline(never)]
     pub(crate) fn gate_processed(&mut self, e: u32) {
         let unit = self.gates.as_deref_mut().unwrap();
         let r = *unit.firing.get(e);
