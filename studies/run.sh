@@ -4,7 +4,7 @@
 #   studies/run.sh [FABRICSIM [SECTION...]]
 #
 # FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
-# switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, 50 minutes).
+# switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, about two hours).
 # About 20 minutes on one core, most of it the 64 KB all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -54,7 +54,8 @@ if want alltoall; then
 } > "$out/alltoall-torus3d.csv"
 fi
 
-# 1 MB all-to-alls on the midplane, about 16 minutes each: only when asked for (alltoall1m).
+# 1 MB all-to-alls on the midplane and the 3D torus, 16 to 32 minutes each: only when asked for
+# (alltoall1m).
 if want alltoall1m; then
 {
   echo "$a2a_header"
@@ -63,6 +64,14 @@ if want alltoall1m; then
   routing="$long --set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq.toml adaptive 1MB
   routing="$long" a2a alltoall-bgq.toml zones_abcd_e 1MB
 } > "$out/alltoall-bgq-1mb.csv"
+{
+  echo "$a2a_header"
+  long="--set sim.max_time=5s"
+  routing="$long --set routing.type=dimension_order" a2a alltoall-torus3d.toml dimension_order 1MB
+  routing="$long --set routing.type=adaptive" a2a alltoall-torus3d.toml adaptive 1MB
+  routing="$long --set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues 1MB
+  routing="$long --set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 1MB
+} > "$out/alltoall-torus3d-1mb.csv"
 fi
 
 # Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.
