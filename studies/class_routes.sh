@@ -38,6 +38,16 @@ for v in range($n):
     "$fs" collective --set machine.preset=bgq-sequoia --op $op --sizes 8B --json - 2>/dev/null | sed -n '/^\[/,$p' | python3 -c "$rows"
   done
 } > "$out/class-routes-latency.csv"
+# Beside uniform random traffic at a load (fraction of injection bandwidth): the collective
+# starts after the warm-up, while the traffic goes on.
+{
+  echo "load,$header"
+  for load in 0.02 0.05 0.1; do
+    "$fs" collective --set machine.preset=bgq --set workload.type=uniform_random --set workload.load=$load --background \
+      --op allreduce --algorithm recursive_doubling,hardware --sizes 8B,64KiB --json - 2>/dev/null | sed -n '/^\[/,$p' |
+      python3 -c "$rows" | sed "s/^/$load,/"
+  done
+} > "$out/class-routes-background.csv"
 {
   echo "$header"
   "$fs" collective --set machine.preset=bgq --op allreduce --algorithm hardware,ring,rabenseifner \

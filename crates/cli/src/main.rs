@@ -114,6 +114,10 @@ enum Cmd {
         /// idle and credit-stall time, utilisation).
         #[arg(long, requires = "json")]
         ports: bool,
+        /// Run beside the scenario's own open-loop traffic (its workload, e.g. uniform_random
+        /// at its load), which loads the network for its warm-up before the collective starts.
+        #[arg(long)]
+        background: bool,
     },
     /// Reproduce the papers' published figures and compare (exit 1 if a row fails).
     Validate {
@@ -414,6 +418,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             set,
             out: DataOut { csv, json },
             ports,
+            background,
         } => {
             let plan = Plan::new(&load(&scenario, &set)?)?;
             let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
@@ -430,7 +435,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let prog = fabricsim_program::FileProgram::parse(&read(p)?).map_err(|m| fabricsim::ConfigError::new("--program", m))?;
-                    let mut pt = fabricsim::collective::run_program(&plan, &ranks, Box::new(prog), 0, ports, |_| {})?;
+                    let mut pt = fabricsim::collective::run_program_in(&plan, &ranks, Box::new(prog), 0, ports, background, |_| {})?;
                     pt.algorithm = p.display().to_string();
                     vec![pt]
                 }
@@ -438,7 +443,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                     let c = fabricsim::collective::parse_op(op)?;
                     let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
                     let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
-                    let what = fabricsim::collective::Comparison { op: c, algorithms: &algorithms, sizes: &sizes, ports };
+                    let what = fabricsim::collective::Comparison { op: c, algorithms: &algorithms, sizes: &sizes, ports, background };
                     let pts = fabricsim::collective::compare(
                         &plan,
                         &ranks,

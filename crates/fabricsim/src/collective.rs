@@ -6,7 +6,7 @@ use crate::report::port_reports;
 use crate::scenario::TieOrder;
 use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError, Time};
-use fabricsim_network::{RunLimits, Simulation, Workload};
+use fabricsim_network::{Outcome, RunLimits, Simulation, Workload};
 use fabricsim_program::algorithms::{build, hardware_names, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
 use fabricsim_stats::PortReport;
@@ -117,8 +117,23 @@ pub fn run(
     ports: bool,
     progress: impl FnMut(Time),
 ) -> Result<CollectivePoint, Error> {
+    run_in(plan, ranks, c, algorithm, size, ports, false, progress)
+}
+
+/// [`run`], optionally beside the scenario's own traffic (see [`run_program_in`]).
+#[allow(clippy::too_many_arguments)]
+pub fn run_in(
+    plan: &Plan,
+    ranks: &Ranks,
+    c: Collective,
+    algorithm: &str,
+    size: u64,
+    ports: bool,
+    background: bool,
+    progress: impl FnMut(Time),
+) -> Result<CollectivePoint, Error> {
     let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
-    let mut p = run_program(plan, ranks, program, size, ports, progress)?;
+    let mut p = run_program_in(plan, ranks, program, size, ports, background, progress)?;
     p.op = c.name();
     p.algorithm = algorithm.to_string();
     p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
@@ -129,6 +144,21 @@ pub fn run(
 /// program for another rank count is refused). A rank left waiting is a deadlock, reported
 /// with the rank and the operation it waits at. `ports`: report per-port counters.
 pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports: bool, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    run_program_in(plan, ranks, program, size, ports, false, progress)
+}
+
+/// [`run_program`], optionally (`background`) beside the scenario's own open-loop traffic,
+/// which starts first and loads the network for the scenario's warm-up before the program
+/// starts (see [`crate::background`]); times are then counted from the program's start.
+pub fn run_program_in(
+    plan: &Plan,
+    ranks: &Ranks,
+    program: Boxed,
+    size: u64,
+    ports: bool,
+    background: bool,
+    progress: impl FnMut(Time),
+) -> Result<CollectivePoint, Error> {
     let started = std::time::Instant::now();
     ranks.check(plan)?;
     let n = ranks.count(plan);
@@ -136,7 +166,33 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
         return Err(ConfigError::new("program", format!("is for {} ranks, the job has {n}", program.ranks())).into());
     }
     let graph = plan.build_graph();
-    let mut sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), ProgramRun::new(program, size))?;
+    let run = ProgramRun::new(program, size);
+    if !background {
+        let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), run)?;
+        let (sim, outcome) = simulate(plan, ranks, sim, progress)?;
+        return point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO));
+    }
+    if ranks.map.is_some() || ranks.per_node != 1 {
+        return Err(ConfigError::new("--background", "background traffic runs with one rank per node in node order").into());
+    }
+    let back = plan.build_workload(Some(&graph))?;
+    if back.is_closed() {
+        let ty = plan.scenario.workload.type_name();
+        return Err(ConfigError::new(
+            "--background",
+            format!("the scenario's workload ('{ty}') is a benchmark, not open-loop traffic to run beside"),
+        )
+        .into());
+    }
+    let delay = plan.limits.warmup;
+    let both = crate::background::WithBackground::new(run, back, delay);
+    let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), both)?;
+    let (sim, outcome) = simulate(plan, ranks, sim, progress)?;
+    point(plan, &sim, &sim.workload().front, &outcome, (n, size, ports, started, delay))
+}
+
+/// Run `sim` (rank map and tie order from `plan` and `ranks`) until its program is done.
+fn simulate<W: Workload>(plan: &Plan, ranks: &Ranks, mut sim: Simulation<W>, progress: impl FnMut(Time)) -> Result<(Simulation<W>, Outcome), Error> {
     if let Some(map) = ranks.nodes(plan) {
         sim = sim.with_rank_map(map)?;
     }
@@ -147,7 +203,19 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
     let limits = RunLimits { warmup: Time::ZERO, measure: s.max_time, drain: Time::ZERO };
     limits.check("sim.max_time")?;
     let outcome = sim.run(limits, progress)?;
-    let w = sim.workload();
+    Ok((sim, outcome))
+}
+
+/// The point of a finished run of program `w` in `sim`; `(ranks, size, ports, wall-clock start,
+/// the program's start)`.
+fn point<W: Workload>(
+    plan: &Plan,
+    sim: &Simulation<W>,
+    w: &ProgramRun,
+    outcome: &Outcome,
+    (n, size, ports, started, from): (u32, u64, bool, std::time::Instant, Time),
+) -> Result<CollectivePoint, Error> {
+    let s = &plan.scenario.sim;
     if let Some(e) = w.error() {
         return Err(ConfigError::new("program", e).into());
     }
@@ -157,7 +225,7 @@ pub fn run_program(plan: &Plan, ranks: &Ranks, program: Boxed, size: u64, ports:
         }
         return Err(ConfigError::new("sim.max_time", format!("{} was reached before the program finished", s.max_time)).into());
     }
-    let mut done: Vec<Time> = w.done_at().to_vec();
+    let mut done: Vec<Time> = w.done_at().iter().map(|&t| Time(t.ps().saturating_sub(from.ps()))).collect();
     done.sort_unstable();
     let time = done.last().copied().unwrap_or(Time::ZERO);
     let ns = |t: Time| t.as_ns_f64();
@@ -192,6 +260,8 @@ pub struct Comparison<'a> {
     pub algorithms: &'a [String],
     pub sizes: &'a [Bytes],
     pub ports: bool,
+    /// Run beside the scenario's own open-loop traffic (see [`run_program_in`]).
+    pub background: bool,
 }
 
 /// Every algorithm at every size, sizes outermost; `progress` hears the simulated time now and
@@ -209,7 +279,7 @@ pub fn compare(
     let mut out = Vec::new();
     for size in what.sizes {
         for a in what.algorithms {
-            let p = run(plan, ranks, what.op, a, size.get(), what.ports, &mut progress)?;
+            let p = run_in(plan, ranks, what.op, a, size.get(), what.ports, what.background, &mut progress)?;
             done(&p);
             out.push(p);
         }

@@ -24,6 +24,7 @@
 //! `core` (units, ids, errors) → `topology` → `routing` → `engine` → `network` → `workload`,
 //! with `stats` beside them.
 
+pub mod background;
 pub mod collective;
 pub mod info;
 pub mod memory;

@@ -224,3 +224,19 @@ fn back_to_back_hardware_collectives_run_without_waiting_for_other_events() {
         assert!((t2 - 2.0 * t1).abs() < 0.5 * t1, "{preset}: one barrier {t1} ns, two {t2} ns");
     }
 }
+
+#[test]
+fn collectives_run_beside_background_traffic() {
+    use fabricsim::collective::run_in;
+    // A 4x4x4 torus under uniform random traffic at 20% load: the collective starts after the
+    // warm-up and ends while the traffic goes on; it takes longer than on an idle network.
+    let pl = plan("[topology]\nshape = [4, 4, 4]\n[workload]\ntype = \"uniform_random\"\nload = 0.2");
+    let idle = run_in(&pl, &Ranks::default(), Collective::Allreduce, "recursive_doubling", 8, false, false, |_| {}).unwrap();
+    let busy = run_in(&pl, &Ranks::default(), Collective::Allreduce, "recursive_doubling", 8, false, true, |_| {}).unwrap();
+    assert!(busy.time_ns > idle.time_ns, "{} vs {}", busy.time_ns, idle.time_ns);
+    assert_eq!(busy.messages, idle.messages, "background messages are not the program's");
+    // The background must be open-loop traffic.
+    let pingpong = plan("[topology]\nshape = [4, 4, 4]\n[workload]\ntype = \"pingpong\"\nsrc = [0, 0, 0]\ndst = [1, 0, 0]");
+    let e = run_in(&pingpong, &Ranks::default(), Collective::Barrier, "dissemination", 8, false, true, |_| {}).unwrap_err().to_string();
+    assert!(e.contains("--background") && e.contains("pingpong"), "{e}");
+}

@@ -962,7 +962,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         break;
                     }
                     let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;
-                    if idle && self.workload.finished() {
+                    if (idle && self.workload.finished()) || self.workload.ended() {
                         break;
                     }
                 }

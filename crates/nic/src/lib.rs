@@ -349,6 +349,11 @@ pub trait Workload {
     fn wants_local_completion(&self) -> bool {
         false
     }
+    /// Whether the run may end now although traffic is still in flight: a closed workload
+    /// measured beside background traffic, done with its own part.
+    fn ended(&self) -> bool {
+        false
+    }
     /// Whether [`delivered`](Self::delivered) does anything (open-loop traffic ignores
     /// completions; the network then skips handing them over).
     fn hears_completions(&self) -> bool {
