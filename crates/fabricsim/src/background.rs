@@ -6,7 +6,8 @@
 //! settled into its load. The two share the NIC interface. Background messages carry
 //! [`BACKGROUND_TAG`] in their tag, so their completions never reach the program; timers are told
 //! apart by recording the ones the background asks for (the program's own runner ignores a
-//! timer that is not due).
+//! timer that is not due). The background's messages use the posting ranks' cores like the
+//! program's (their software costs, where a scenario sets them, add up).
 
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::{Api, Delivered, HwCollective, HwGroup, Message, Nic, Rank, Workload};
@@ -55,7 +56,8 @@ impl Nic for BackNic<'_, '_> {
         self.api.post(Message { tag: m.tag | BACKGROUND_TAG, ..m })
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
-        *self.wakes.entry((rank.0, at.ps())).or_default() += 1;
+        // The NIC moves a time in the past to now: so does the record.
+        *self.wakes.entry((rank.0, at.max(self.api.now()).ps())).or_default() += 1;
         self.api.wake_at(rank, at)
     }
     fn queued(&self, rank: Rank) -> u32 {
@@ -111,6 +113,6 @@ impl<F: Workload, B: Workload> Workload for WithBackground<F, B> {
         self.started && self.front.finished()
     }
     fn ended(&self) -> bool {
-        self.finished()
+        self.finished() || self.front.ended()
     }
 }

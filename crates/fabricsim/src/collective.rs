@@ -169,7 +169,7 @@ pub fn run_program_in(
     let run = ProgramRun::new(program, size);
     if !background {
         let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), run)?;
-        let (sim, outcome) = simulate(plan, ranks, sim, progress)?;
+        let (sim, outcome) = simulate(plan, ranks, sim, Time::ZERO, progress)?;
         return point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO));
     }
     if ranks.map.is_some() || ranks.per_node != 1 {
@@ -187,12 +187,19 @@ pub fn run_program_in(
     let delay = plan.limits.warmup;
     let both = crate::background::WithBackground::new(run, back, delay);
     let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), both)?;
-    let (sim, outcome) = simulate(plan, ranks, sim, progress)?;
+    let (sim, outcome) = simulate(plan, ranks, sim, delay, progress)?;
     point(plan, &sim, &sim.workload().front, &outcome, (n, size, ports, started, delay))
 }
 
-/// Run `sim` (rank map and tie order from `plan` and `ranks`) until its program is done.
-fn simulate<W: Workload>(plan: &Plan, ranks: &Ranks, mut sim: Simulation<W>, progress: impl FnMut(Time)) -> Result<(Simulation<W>, Outcome), Error> {
+/// Run `sim` (rank map and tie order from `plan` and `ranks`) until its program is done; its
+/// measurement window (port counters) opens at `from`, when the program starts.
+fn simulate<W: Workload>(
+    plan: &Plan,
+    ranks: &Ranks,
+    mut sim: Simulation<W>,
+    from: Time,
+    progress: impl FnMut(Time),
+) -> Result<(Simulation<W>, Outcome), Error> {
     if let Some(map) = ranks.nodes(plan) {
         sim = sim.with_rank_map(map)?;
     }
@@ -200,7 +207,7 @@ fn simulate<W: Workload>(plan: &Plan, ranks: &Ranks, mut sim: Simulation<W>, pro
     if s.tie_order == TieOrder::Shuffle {
         sim = sim.with_tie_shuffle(s.tie_seed.unwrap_or(s.seed));
     }
-    let limits = RunLimits { warmup: Time::ZERO, measure: s.max_time, drain: Time::ZERO };
+    let limits = RunLimits { warmup: from, measure: s.max_time, drain: Time::ZERO };
     limits.check("sim.max_time")?;
     let outcome = sim.run(limits, progress)?;
     Ok((sim, outcome))
@@ -220,7 +227,8 @@ fn point<W: Workload>(
         return Err(ConfigError::new("program", e).into());
     }
     if !w.finished() {
-        if let (true, Some(why)) = (outcome.sim_time < s.max_time, w.stuck()) {
+        // Beside background traffic (`from` > 0) a stuck program runs on to `sim.max_time`.
+        if let (true, Some(why)) = (outcome.sim_time < s.max_time || from > Time::ZERO, w.stuck()) {
             return Err(Error::Failed(why));
         }
         return Err(ConfigError::new("sim.max_time", format!("{} was reached before the program finished", s.max_time)).into());

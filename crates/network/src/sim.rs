@@ -788,9 +788,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::Wake(node) => {
                 c.warm_wake();
                 self.workload.wake(Rank(node), &mut Api::new(c));
-                // The workload may have finished; that matters only with nothing in flight.
+                // The workload may have finished; that matters only with nothing in flight (or
+                // for a workload whose run may end with traffic in flight).
                 let c = &mut self.core;
-                if c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0 {
+                if (c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0) || self.workload.ended() {
                     c.check_stop = true;
                 }
             }

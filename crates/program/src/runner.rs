@@ -310,6 +310,11 @@ impl Workload for ProgramRun {
     fn finished(&self) -> bool {
         self.remaining == 0
     }
+
+    /// A program the network refused an operation of cannot go on: the run ends.
+    fn ended(&self) -> bool {
+        self.error.is_some()
+    }
 }
 
 #[cfg(test)]
