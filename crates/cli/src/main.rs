@@ -80,7 +80,8 @@ enum Cmd {
         /// all_to_all.
         #[arg(long, required_unless_present = "program", conflicts_with = "program")]
         op: Option<String>,
-        /// Comma-separated algorithms, or `all` (the default): every one that applies.
+        /// Comma-separated algorithms, or `all` (the default): every one that applies (with
+        /// `hardware` where the network has it for the collective at any size).
         #[arg(long, value_delimiter = ',')]
         algorithm: Vec<String>,
         /// Comma-separated buffer sizes per rank, e.g. 8B,1KiB,1MiB.
@@ -441,7 +442,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
                 (None, Some(op)) => {
                     let c = fabricsim::collective::parse_op(op)?;
-                    let algorithms = fabricsim::collective::parse_algorithms(c, &algorithm)?;
+                    let algorithms = fabricsim::collective::parse_algorithms(&plan, c, &algorithm)?;
                     let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
                     let what = fabricsim::collective::Comparison { op: c, algorithms: &algorithms, sizes: &sizes, ports, background };
                     let pts = fabricsim::collective::compare(

@@ -90,10 +90,19 @@ pub fn parse_op(s: &str) -> Result<Collective, Error> {
     })
 }
 
-/// The algorithms `--algorithm` names for `c` (`all`: every one).
-pub fn parse_algorithms(c: Collective, list: &[String]) -> Result<Vec<String>, Error> {
+/// The algorithms `--algorithm` names for `c` (`all`: every one, with `hardware` where `plan`'s
+/// network has in-network hardware for `c` at any size: a barrier on Tofu's gates, any class
+/// route collective on Blue Gene/Q's).
+pub fn parse_algorithms(plan: &Plan, c: Collective, list: &[String]) -> Result<Vec<String>, Error> {
     if list.is_empty() || list.iter().any(|a| a == "all") {
-        return Ok(names(c).iter().map(|s| s.to_string()).collect());
+        let p = &plan.params;
+        let hardware = match c {
+            Collective::Barrier => p.gates.is_some() || p.class_routes.is_some(),
+            Collective::Allreduce => p.class_routes.is_some(),
+            _ => false,
+        };
+        let all = names(c).iter().chain(hardware.then_some(&"hardware"));
+        return Ok(all.map(|s| s.to_string()).collect());
     }
     let known: Vec<&str> = names(c).iter().chain(hardware_names(c)).copied().collect();
     for a in list {

@@ -240,3 +240,15 @@ fn collectives_run_beside_background_traffic() {
     let e = run_in(&pingpong, &Ranks::default(), Collective::Barrier, "dissemination", 8, false, true, |_| {}).unwrap_err().to_string();
     assert!(e.contains("--background") && e.contains("pingpong"), "{e}");
 }
+
+#[test]
+fn all_algorithms_include_the_hardware_where_it_serves_every_size() {
+    use fabricsim::collective::parse_algorithms;
+    let all = vec!["all".to_string()];
+    let has = |preset: &str, c: Collective| {
+        parse_algorithms(&plan(&format!("[machine]\npreset = \"{preset}\"")), c, &all).unwrap().contains(&"hardware".into())
+    };
+    assert!(has("tofud", Collective::Barrier) && !has("tofud", Collective::Allreduce));
+    assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce));
+    assert!(!has("apenet-quong", Collective::Barrier) && !has("bgq", Collective::Broadcast));
+}
