@@ -319,6 +319,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 for l in &info.link_latencies {
                     println!("link latency {:>10.1} ns  {} links", l.latency_ns, l.links);
                 }
+                if let Some(h) = &info.collective_hardware {
+                    println!("collective hardware        {h}");
+                }
                 if let Some(why) = &info.not_built {
                     println!("not built: {why}");
                     println!("(the figures above come from the shape alone; the rest of the scenario was not checked)");

@@ -22,6 +22,8 @@ pub struct InfoReport {
     pub link_latencies: Vec<LinkLatency>,
     /// Estimated memory to simulate the scenario, bytes.
     pub memory_estimate_bytes: u64,
+    /// The network's in-network collective hardware, in words (`None`: none).
+    pub collective_hardware: Option<String>,
     /// Why the scenario was not built (too large for the memory limit): the figures above are
     /// then computed from the shape alone and the rest of the scenario is not checked.
     pub not_built: Option<String>,
@@ -60,6 +62,7 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
                 link_kinds: None,
                 link_latencies: Vec::new(),
                 memory_estimate_bytes: crate::memory::footprint(s)?.bytes,
+                collective_hardware: None,
                 not_built: Some(refusal.to_string()),
             })
         }
@@ -67,6 +70,18 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
 }
 
 impl Plan {
+    /// The network's in-network collective hardware, in words (`fabricsim info`).
+    pub fn collective_hardware(&self) -> Option<String> {
+        if let Some(g) = &self.params.gates {
+            let per = if g.tnis == 1 { "TNI 0".to_string() } else { format!("each of {} TNIs", g.tnis) };
+            return Some(format!(
+                "Tofu barrier gates: {} channels and {} gates on {per}, reductions of up to {} integer or {} floating-point elements",
+                g.channels, g.gates, g.int_elements, g.float_elements
+            ));
+        }
+        self.params.class_routes.as_ref().map(|c| format!("Blue Gene/Q class routes: {} per node, up to {} inputs combined", c.routes, c.inputs))
+    }
+
     /// The report for a built plan (electrical/optical link counts when packaging is given).
     pub fn info(&self) -> InfoReport {
         let packaged = self.scenario.packaging.block.is_some() || self.scenario.packaging.rack.is_some();
@@ -78,6 +93,7 @@ impl Plan {
             link_kinds,
             link_latencies: self.link_latencies(&g).into_iter().map(|(latency_ns, ports)| LinkLatency { latency_ns, links: ports / 2 }).collect(),
             memory_estimate_bytes: crate::memory::footprint(&self.scenario).map(|f| f.bytes).unwrap_or(0),
+            collective_hardware: self.collective_hardware(),
             not_built: None,
         }
     }

@@ -251,4 +251,9 @@ fn all_algorithms_include_the_hardware_where_it_serves_every_size() {
     assert!(has("tofud", Collective::Barrier) && !has("tofud", Collective::Allreduce));
     assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce));
     assert!(!has("apenet-quong", Collective::Barrier) && !has("bgq", Collective::Broadcast));
+    // `info` says what each has.
+    let hw = |preset: &str| plan(&format!("[machine]\npreset = \"{preset}\"")).collective_hardware();
+    assert!(hw("tofud").unwrap().contains("16 channels and 48 gates on each of 6 TNIs"));
+    assert!(hw("bgq").unwrap().contains("class routes"));
+    assert_eq!(hw("dawning5000"), None);
 }
