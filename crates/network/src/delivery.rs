@@ -1,7 +1,7 @@
 //! The receiving side of a NIC: a packet's tail arrives (duplicate check, latency records), and
 //! a message whose bytes have all arrived completes.
 
-use crate::packet::{PacketId, CLASS_CHUNK, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NO_HINT};
+use crate::packet::{hardware_op, PacketId, CLASS_CHUNK, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NO_HINT};
 use crate::sim::{lane, Core, Ev};
 use crate::workload::Delivered;
 use fabricsim_core::{NodeId, SimError, Time};
@@ -42,7 +42,7 @@ impl<O: Observer> Core<O> {
         m.delivered += p.payload as u64;
         self.obs.on_deliver(Time(now), NodeId(p.dst), p.payload, Time(now - m.created));
         let measured = m.measured;
-        let rx = if m.op == GATE_SIGNAL || m.op == CLASS_CHUNK { 0 } else { self.p.rx_overhead.ps() };
+        let rx = if hardware_op(m.op) { 0 } else { self.p.rx_overhead.ps() };
         // A message of one packet with no receive overhead completes now: its latency and its
         // packet's are the same value, recorded once (see `Core::single_latency`).
         let single = m.delivered == p.payload as u64 && m.delivered >= m.bytes && rx == 0;

@@ -2,7 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::channel;
-use crate::packet::{GetState, Message, Packet, PacketId, ANY_ENGINE, CLASS_CHUNK, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
+use crate::packet::{hardware_op, GetState, Message, Packet, PacketId, ANY_ENGINE, CLASS_CHUNK, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::params::EngineChoice;
 use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
@@ -27,7 +27,7 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         // The hardware's own signals (barrier gates, class-route chunks) are not traffic the
         // run measures.
-        let measured = now >= self.window_start && now < self.window_end && op < GATE_SIGNAL;
+        let measured = now >= self.window_start && now < self.window_end && !hardware_op(op);
         let bytes = bytes.max(1);
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
         // A priority class travels on its class VC when the routers have them (the highest
@@ -65,8 +65,8 @@ impl<O: Observer> Core<O> {
         // (descriptor handling, its memory reads) overlaps across messages. A Get's data is
         // posted by the target's NIC: no software part.
         let (host, nic) = match op {
+            _ if hardware_op(op) => (0, 0),
             GET_RESPONSE => (0, self.p.tx_overhead.ps()),
-            GATE_SIGNAL | CLASS_CHUNK => (0, 0),
             _ => (self.p.software_overhead.ps(), self.p.tx_overhead.ps()),
         };
         if host == 0 && nic == 0 {

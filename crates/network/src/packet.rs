@@ -101,6 +101,14 @@ pub const GATE_SIGNAL: u8 = 3;
 /// tag: the step in the class-route unit); its packets are `agent` packets.
 pub const CLASS_CHUNK: u8 = 4;
 
+/// Whether operation `op` is the collective hardware's own (a gate signal, a class-route chunk):
+/// sent and received by the hardware, with no per-message costs, and not traffic the run
+/// measures.
+#[inline]
+pub fn hardware_op(op: u8) -> bool {
+    op >= GATE_SIGNAL
+}
+
 /// A Get in progress (`Core::gets`).
 #[derive(Debug, Clone, Copy)]
 pub struct GetState {

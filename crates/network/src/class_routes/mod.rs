@@ -78,8 +78,6 @@ struct Route {
     results: Vec<[u64; 8]>,
     /// Broadcasts over for a member before it started them.
     early: Vec<u32>,
-    /// Per tree node: its contribution to the current round.
-    own: Vec<[u64; 8]>,
     /// Up inputs arrived, by (round, node, chunk).
     pending: HashMap<(u32, u32, u32), Inputs>,
 }
@@ -218,7 +216,6 @@ impl<O: Observer> Core<O> {
             received: vec![0; n],
             early: vec![0; n],
             results: vec![[0; 8]; n],
-            own: vec![[0; 8]; n],
             pending: HashMap::new(),
         });
         Ok(())
@@ -236,9 +233,14 @@ impl<O: Observer> Core<O> {
         Some(&cr.routes[*cr.index.get(&id)? as usize].tree)
     }
 
+    /// Payload of a chunk: one packet's (on the class VCs, where the routers have them).
+    fn class_chunk(&self) -> u64 {
+        self.class_payload.min(self.p.max_payload()).max(1) as u64
+    }
+
     /// Member `rank` starts collective `c`: its contribution streams into its node's logic.
     pub(crate) fn class_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        let chunk_cap = self.class_payload.min(self.p.max_payload()).max(1) as u64;
+        let chunk_cap = self.class_chunk();
         let ser = self.p.terminal_bandwidth.serialization(self.p.format.wire(chunk_cap as u32) as u64).ps();
         // The message unit handles the collective's descriptor and reads the data first.
         let now = self.queue.now().ps() + self.p.tx_overhead.ps();
@@ -262,7 +264,6 @@ impl<O: Observer> Core<O> {
         }
         r.started[i as usize] += 1;
         r.tags[i as usize].push_back(c.tag);
-        r.own[i as usize] = c.value;
         if r.early[i as usize] > 0 {
             r.early[i as usize] -= 1;
             let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: 0, step: Step::Done, value: [0; 8] });
@@ -416,7 +417,7 @@ impl<O: Observer> Core<O> {
 
     /// Send chunk `x` from its node to tree node `to` (up: to the parent).
     fn class_send(&mut self, x: Entry, to: u32, up: bool) {
-        let chunk_cap = self.class_payload.min(self.p.max_payload()).max(1) as u64;
+        let chunk_cap = self.class_chunk();
         let cr = self.classes.as_deref_mut().unwrap();
         let r = &cr.routes[x.route as usize];
         let info = r.rounds[&x.round];
