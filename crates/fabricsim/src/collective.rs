@@ -43,6 +43,23 @@ pub struct CollectivePoint {
     /// The class route the run's group 0 used (Blue Gene/Q collective hardware).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub class_route: Option<ClassRouteUse>,
+    /// The switch-barrier tree of the run's group 0 and what its packets did (Dawning).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub switch_barrier: Option<SwitchBarrierUse>,
+}
+
+/// A group's Dawning switch-barrier tree, and the barrier packets of the run (see
+/// `fabricsim_network::switch_barrier`).
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SwitchBarrierUse {
+    /// Switches in the tree, and the root's level (1: the members' leaf switch).
+    pub switches: u32,
+    pub root_level: u32,
+    /// Barrier packets sent, lost, arrives resent, urges.
+    pub packets: u64,
+    pub lost: u64,
+    pub resent: u64,
+    pub urges: u64,
 }
 
 /// A group's Blue Gene/Q class route (see `fabricsim_network::class_routes`).
@@ -91,14 +108,16 @@ pub fn parse_op(s: &str) -> Result<Collective, Error> {
 }
 
 /// The algorithms `--algorithm` names for `c` (`all`: every one, with `hardware` where `plan`'s
-/// network has in-network hardware for `c` at any size: a barrier on Tofu's gates, any class
-/// route collective on Blue Gene/Q's).
+/// network has in-network hardware for `c` at any size: a barrier on Tofu's gates or Dawning's
+/// switches, a broadcast or an allgather (all-to-all multicast) on Dawning's switch multicast,
+/// any class route collective on Blue Gene/Q's).
 pub fn parse_algorithms(plan: &Plan, c: Collective, list: &[String]) -> Result<Vec<String>, Error> {
     if list.is_empty() || list.iter().any(|a| a == "all") {
         let p = &plan.params;
         let hardware = match c {
-            Collective::Barrier => p.gates.is_some() || p.class_routes.is_some(),
+            Collective::Barrier => p.gates.is_some() || p.class_routes.is_some() || p.switch_barrier.is_some(),
             Collective::Allreduce => p.class_routes.is_some(),
+            Collective::Broadcast | Collective::Allgather => p.multicast.is_some(),
             _ => false,
         };
         let all = names(c).iter().chain(hardware.then_some(&"hardware"));
@@ -266,6 +285,14 @@ fn point<W: Workload>(
         ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
         gates: sim.gate_wiring(0).map(GateUse::of),
         class_route: sim.class_tree(0).map(|t| ClassRouteUse { nodes: t.nodes.len() as u32, root: t.nodes[t.root], depth: t.depth() }),
+        switch_barrier: sim.barrier_tree(0).zip(sim.barrier_counts()).map(|(t, c)| SwitchBarrierUse {
+            switches: t.switches() as u32,
+            root_level: t.root_level as u32,
+            packets: c.packets,
+            lost: c.lost,
+            resent: c.resent,
+            urges: c.urges,
+        }),
     })
 }
 

@@ -79,6 +79,18 @@ impl Plan {
                 g.channels, g.gates, g.int_elements, g.float_elements
             ));
         }
+        let mut dawning = Vec::new();
+        if let Some(b) = &self.params.switch_barrier {
+            let vc = if self.scenario.router.class_vcs > 0 { "on the dedicated class VC" } else { "on the unicast VCs" };
+            dawning.push(format!("Dawning switch barrier: trees of switches on rail {}, {vc}, acks and resends up, urges down", b.rail));
+        }
+        if let Some(m) = &self.params.multicast {
+            let grb = if m.grb { "with" } else { "without" };
+            dawning.push(format!("Dawning switch multicast on rail {}, {grb} the Global Resource Bulletin, root choice {}", m.rail, m.root.name()));
+        }
+        if !dawning.is_empty() {
+            return Some(dawning.join("; "));
+        }
         self.params.class_routes.as_ref().map(|c| format!("Blue Gene/Q class routes: {} per node, up to {} inputs combined", c.routes, c.inputs))
     }
 

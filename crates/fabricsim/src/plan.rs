@@ -151,6 +151,8 @@ impl Plan {
                 }),
                 (_, true) => return Err(ConfigError::new("class_routes.enabled", "class routes are trees in a torus or mesh").into()),
             },
+            switch_barrier: switch_barrier(s)?,
+            multicast: multicast(s)?,
         };
         params.validate()?;
         let ports = match &topology {
@@ -350,4 +352,76 @@ fn floor(s: &Scenario, topology: &Topology) -> Result<Option<packaging::Floor>, 
         slack_m: p.cable_slack_m,
         folded: p.folded,
     }))
+}
+
+/// The fat-tree whose switches have the logic of scenario section `section` (Dawning's), with
+/// `rail` one of its planes.
+fn switch_plane<'a>(s: &'a Scenario, section: &str, rail: u32) -> Result<&'a crate::scenario::FatTreeSpec, ConfigError> {
+    let TopologySpec::FatTree(f) = &s.topology else {
+        return Err(ConfigError::new(format!("{section}.enabled"), "this is logic in the switches of a fat-tree"));
+    };
+    if rail >= f.rails {
+        return Err(ConfigError::new(format!("{section}.rail"), format!("{rail}: the network has {} rails", f.rails)));
+    }
+    Ok(f)
+}
+
+/// The switch barrier's parameters (`[switch_barrier]`), on a fat-tree only.
+fn switch_barrier(s: &Scenario) -> Result<Option<Box<fabricsim_network::switch_barrier::SwitchBarrierParams>>, ConfigError> {
+    let b = &s.switch_barrier;
+    if !b.enabled {
+        return Ok(None);
+    }
+    let f = switch_plane(s, "switch_barrier", b.rail)?;
+    if !(0.0..1.0).contains(&b.drop) {
+        return Err(ConfigError::new("switch_barrier.drop", format!("{}: a probability below 1", b.drop)));
+    }
+    let payload = u32::try_from(b.payload.0)
+        .ok()
+        .filter(|&p| p > 0 && p <= 1024)
+        .ok_or_else(|| ConfigError::new("switch_barrier.payload", format!("{}: 1 to 1024 bytes", b.payload.0)))?;
+    // On the dedicated barrier VC, a packet must fit its buffer.
+    if let (true, Some(buffer), Ok(format)) = (s.router.class_vcs > 0, s.router.class_buffer, packet_format(s)) {
+        if format.wire(payload) as u64 > buffer.get() {
+            return Err(ConfigError::new("switch_barrier.payload", format!("{payload}B: its packet does not fit the {buffer} class VC buffer")));
+        }
+    }
+    for (field, t) in [("switch_barrier.retry_timeout", b.retry_timeout), ("switch_barrier.urge_timeout", b.urge_timeout)] {
+        if t == Time::ZERO {
+            return Err(ConfigError::new(field, "must be above zero"));
+        }
+    }
+    Ok(Some(Box::new(fabricsim_network::switch_barrier::SwitchBarrierParams {
+        radix: f.radix,
+        levels: f.levels,
+        rails: f.rails,
+        full_radix_top: f.full_radix_top,
+        rail: b.rail,
+        delay: b.delay,
+        payload,
+        retry_timeout: b.retry_timeout,
+        urge_timeout: b.urge_timeout,
+        drop: b.drop,
+        seed: s.sim.seed,
+    })))
+}
+
+/// The switch multicast's parameters (`[multicast]`), on a fat-tree only.
+fn multicast(s: &Scenario) -> Result<Option<Box<fabricsim_network::multicast::MulticastParams>>, ConfigError> {
+    let m = &s.multicast;
+    if !m.enabled {
+        return Ok(None);
+    }
+    let f = switch_plane(s, "multicast", m.rail)?;
+    Ok(Some(Box::new(fabricsim_network::multicast::MulticastParams {
+        radix: f.radix,
+        levels: f.levels,
+        rails: f.rails,
+        full_radix_top: f.full_radix_top,
+        rail: m.rail,
+        grb: m.grb,
+        root: m.root,
+        copy_delay: m.copy_delay,
+        seed: s.sim.seed,
+    })))
 }

@@ -34,6 +34,8 @@ pub struct Scenario {
     pub packaging: PackagingSpec,
     pub barrier: BarrierSpec,
     pub class_routes: ClassRoutesSpec,
+    pub switch_barrier: SwitchBarrierSpec,
+    pub multicast: MulticastSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -513,6 +515,72 @@ impl Default for ClassRoutesSpec {
             float_up_delay: Time::from_ns(18),
             float_down_delay: Time::from_ns(6),
         }
+    }
+}
+
+/// `[switch_barrier]`: Dawning 5000's barrier logic in the switches and NICs of a fat-tree
+/// (`fabricsim_network::switch_barrier`): arrivals reduced up a tree of switches, completion
+/// sent down, with acks and resends going up and urges going down. The paper gives no timing
+/// for the logic or the timeouts: the defaults are assumptions (no logic time beyond the
+/// switch's pipeline; timeouts that a loaded Dawning network's packets stay within).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SwitchBarrierSpec {
+    /// Whether the switches have barrier logic (fat-trees only). Default false.
+    pub enabled: bool,
+    /// The plane (rail) the barrier trees use. Default 0.
+    pub rail: u32,
+    /// A switch's barrier logic time per packet, after its pipeline. Default 0ns.
+    pub delay: Time,
+    /// Payload of a barrier packet. Default 8B.
+    pub payload: Bytes,
+    /// An unacknowledged arrive is sent again after this. Default 10us (three 1 KB packets on a
+    /// Dawning link: an ack may wait behind one at each end).
+    pub retry_timeout: Time,
+    /// An element still waiting for the barrier's completion urges its parent after this (and
+    /// again). Default 40us (a barrier across a loaded 1,024-node tree takes about 20 us).
+    pub urge_timeout: Time,
+    /// Probability that a barrier packet is lost on a link (to study the recovery). Default 0.
+    pub drop: f64,
+}
+
+impl Default for SwitchBarrierSpec {
+    fn default() -> Self {
+        SwitchBarrierSpec {
+            enabled: false,
+            rail: 0,
+            delay: Time::ZERO,
+            payload: Bytes(8),
+            retry_timeout: Time::from_us(10),
+            urge_timeout: Time::from_us(40),
+            drop: 0.0,
+        }
+    }
+}
+
+/// `[multicast]`: Dawning 5000's multicast in the switches of a fat-tree
+/// (`fabricsim_network::multicast`): a broadcast's packets climb to a root switch and are copied
+/// down a tree. Defaults: the Global Resource Bulletin on, HLSE root choice, 20 ns of copying
+/// over a unicast hop (the paper's 150 ns multicast against 130 ns unicast switch latency).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct MulticastSpec {
+    /// Whether the switches copy multicast packets (fat-trees only). Default false.
+    pub enabled: bool,
+    /// The plane (rail) multicast packets use. Default 0.
+    pub rail: u32,
+    /// The Global Resource Bulletin: a packet takes all its outputs at once, or waits. Without
+    /// it, it holds each output as it frees (and can deadlock). Default true.
+    pub grb: bool,
+    /// Root switch choice: hlse, random, fixed. Default hlse.
+    pub root: fabricsim_network::multicast::RootChoice,
+    /// Extra time of a copying hop over a unicast hop. Default 20ns.
+    pub copy_delay: Time,
+}
+
+impl Default for MulticastSpec {
+    fn default() -> Self {
+        MulticastSpec { enabled: false, rail: 0, grb: true, root: Default::default(), copy_delay: Time::from_ns(20) }
     }
 }
 

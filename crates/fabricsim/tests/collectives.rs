@@ -251,9 +251,33 @@ fn all_algorithms_include_the_hardware_where_it_serves_every_size() {
     assert!(has("tofud", Collective::Barrier) && !has("tofud", Collective::Allreduce));
     assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce));
     assert!(!has("apenet-quong", Collective::Barrier) && !has("bgq", Collective::Broadcast));
+    // Dawning's switches: a barrier, and broadcasts (an allgather is all-to-all multicast).
+    assert!(has("dawning5000", Collective::Barrier) && has("dawning5000", Collective::Broadcast));
+    assert!(has("dawning5000", Collective::Allgather) && !has("dawning5000", Collective::Allreduce));
     // `info` says what each has.
     let hw = |preset: &str| plan(&format!("[machine]\npreset = \"{preset}\"")).collective_hardware();
     assert!(hw("tofud").unwrap().contains("16 channels and 48 gates on each of 6 TNIs"));
     assert!(hw("bgq").unwrap().contains("class routes"));
-    assert_eq!(hw("dawning5000"), None);
+    let d = hw("dawning5000").unwrap();
+    assert!(
+        d.contains("switch barrier") && d.contains("dedicated class VC") && d.contains("with the Global Resource Bulletin, root choice hlse"),
+        "{d}"
+    );
+    assert_eq!(hw("apenet-quong"), None);
+}
+
+#[test]
+fn dawning_switch_hardware_settings_are_checked_by_name() {
+    let err = |toml: &str| Plan::new(&Scenario::from_toml_str(toml).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+    let dawning = "[machine]\npreset = \"dawning5000\"\n";
+    // On a torus there are no switches to hold the logic.
+    assert!(err("[switch_barrier]\nenabled = true").contains("switch_barrier.enabled"));
+    assert!(err("[multicast]\nenabled = true").contains("multicast.enabled"));
+    assert!(err(&format!("{dawning}[switch_barrier]\nrail = 4")).contains("switch_barrier.rail"));
+    assert!(err(&format!("{dawning}[multicast]\nrail = 9")).contains("multicast.rail"));
+    assert!(err(&format!("{dawning}[switch_barrier]\ndrop = 1.5")).contains("switch_barrier.drop"));
+    assert!(err(&format!("{dawning}[switch_barrier]\nretry_timeout = \"0ns\"")).contains("switch_barrier.retry_timeout"));
+    // A barrier packet must fit the 128 B barrier VC.
+    assert!(err(&format!("{dawning}[switch_barrier]\npayload = \"512B\"")).contains("switch_barrier.payload"));
+    assert_eq!(err(dawning), "");
 }

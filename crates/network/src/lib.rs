@@ -80,6 +80,7 @@
 //! do: workload callbacks of one instant come in queue order (the built-in workloads do not
 //! depend on it: tested), and the partitioned engine itself.
 
+mod agent;
 mod channel;
 pub mod class_routes;
 mod delivery;
@@ -87,13 +88,17 @@ pub mod format;
 pub mod gates;
 mod link;
 mod measure;
+pub mod multicast;
 mod nic;
 pub mod packet;
 pub mod params;
 mod phase;
 mod records;
+mod replicate;
 mod router;
 pub mod sim;
+pub mod switch_barrier;
+pub mod switch_tree;
 mod warm;
 pub mod workload;
 

@@ -101,6 +101,14 @@ pub const GATE_SIGNAL: u8 = 3;
 /// tag: the step in the class-route unit); its packets are `agent` packets.
 pub const CLASS_CHUNK: u8 = 4;
 
+/// `Message::op`: a packet of Dawning's switch barrier between two elements of a barrier tree
+/// (its tag: the packet's entry in the barrier unit); sent and received by barrier logic.
+pub const SWITCH_BARRIER: u8 = 5;
+
+/// `Message::op`: a multicast packet or one of its copies (its tag: the broadcast's entry in the
+/// multicast unit; a copy reaching a NIC names its node as the message's `dst`).
+pub const MULTICAST: u8 = 6;
+
 /// Whether operation `op` is the collective hardware's own (a gate signal, a class-route chunk):
 /// sent and received by the hardware, with no per-message costs, and not traffic the run
 /// measures.

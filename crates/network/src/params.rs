@@ -77,6 +77,10 @@ pub struct NetworkParams {
     pub gates: Option<crate::gates::GateParams>,
     /// Blue Gene/Q class routes in the routers (`None`: none).
     pub class_routes: Option<crate::class_routes::ClassRouteParams>,
+    /// Dawning's switch barrier in the switches and NICs of a fat-tree (`None`: none).
+    pub switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrierParams>>,
+    /// Dawning's switch multicast (`None`: none).
+    pub multicast: Option<Box<crate::multicast::MulticastParams>>,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).

@@ -80,6 +80,12 @@ impl<O: Observer> Core<O> {
         if self.classes.as_deref().is_some_and(|c| c.sending()) {
             self.flush_class_sends();
         }
+        if self.switch_barrier.as_deref().is_some_and(|b| b.has_work()) {
+            self.barrier_phase();
+        }
+        if self.multicast.as_deref().is_some_and(|m| m.sending()) {
+            self.multicast_phase();
+        }
     }
 
     /// The instant is over. Packets with a choice of hops choose (by input VC); posted outputs
@@ -92,7 +98,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
-        if self.gates.is_some() || self.classes.is_some() {
+        if self.hardware {
             self.hardware_phase();
         }
         // Packets with a choice to make choose first (by input VC: each sees the claims of

@@ -129,6 +129,9 @@ impl<O: Observer> Core<O> {
     /// ascending order of input VC, so each choice sees the requests of the choices before it.
     pub(crate) fn select(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
+        if p.hint >= crate::multicast::MCAST_HINT && p.hint != crate::packet::NO_HINT {
+            return if p.hint == crate::agent::SINK_HINT { self.request_sink(pkt) } else { self.request_multicast(pkt) };
+        }
         let hdr = Header { src: NodeId(p.src), dst: NodeId(p.dst), hint: p.hint, zone: p.zone, escaped: p.escaped };
         let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
         let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
@@ -208,7 +211,8 @@ impl<O: Observer> Core<O> {
         let o = &self.outs[out as usize];
         if o.busy_until <= self.queue.now().ps() && o.requested() {
             let mask = o.requests();
-            if mask.is_power_of_two() {
+            // (A switch agent's claim is never the single requester's fast path.)
+            if mask.is_power_of_two() && mask != crate::agent::AGENT_MASK {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
                 let v = self.vcq[(qbase + bit) as usize];
@@ -222,7 +226,17 @@ impl<O: Observer> Core<O> {
 
     /// Arbitration proper, for an idle output with requests `mask` (its request mask).
     #[inline(never)]
-    fn arbitrate_requests(&mut self, out: u32, mask: u128) {
+    fn arbitrate_requests(&mut self, out: u32, mut mask: u128) {
+        if mask & crate::agent::AGENT_MASK != 0 {
+            // A switch agent's packet goes first (the highest output priority).
+            if self.agent_claims(out) {
+                return;
+            }
+            mask &= !crate::agent::AGENT_MASK;
+            if mask == 0 {
+                return;
+            }
+        }
         let now = self.queue.now().ps();
         let slot = self.slots;
         let seen = credit_seen(&self.queue);

@@ -53,6 +53,14 @@ pub(crate) enum Ev {
     Class(u32),
     /// A class-route chunk's head reached its node's collective logic.
     AgentHead(PacketId),
+    /// A switch-barrier step: an entry of the barrier unit's `events`.
+    SwitchBarrier(u32),
+    /// A switch agent's packet, or a multicast copy, has left output `out` (see `crate::agent`).
+    AgentFree(u32),
+    /// A multicast step: an entry of the multicast unit's `steps`.
+    Multicast(u32),
+    /// Every copy of a multicast packet has left its switch (see `crate::replicate`).
+    CopyDone(PacketId),
 }
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
@@ -141,8 +149,11 @@ impl RunLimits {
 pub struct Outcome {
     pub sim_time: Time,
     pub events: u64,
-    /// Packets handed from NICs to routers.
+    /// Packets handed from NICs to routers (and packets the collective hardware creates in the
+    /// switches: switch agents' packets, multicast copies).
     pub packets_injected: u64,
+    /// Packets that reached their NIC or switch agent (and multicast packets whose copies have
+    /// all left: they end in their copies).
     pub packets_delivered: u64,
     /// Payload bytes delivered (whole run).
     pub bytes_delivered: u64,
@@ -313,6 +324,14 @@ pub struct Core<O = ()> {
     pub(crate) gates: Option<Box<crate::gates::GateUnit>>,
     /// Blue Gene/Q class routes, when the routers have them.
     pub(crate) classes: Option<Box<crate::class_routes::ClassRoutes>>,
+    /// Dawning's switch barrier, when the switches have it.
+    pub(crate) switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrier>>,
+    /// The switches' agents (their sinks and queued packets), when some hardware uses them.
+    pub(crate) agents: Option<Box<crate::agent::Agents>>,
+    /// Dawning's switch multicast, when the switches have it.
+    pub(crate) multicast: Option<Box<crate::multicast::Multicast>>,
+    /// Whether the network has any of the collective hardware above (one test per instant).
+    pub(crate) hardware: bool,
 }
 
 /// A simulation: network state plus a workload.
@@ -549,8 +568,39 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 v.credits = if vc < own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { class_buffer };
             }
         }
+        // Switch agents: a sink output per router, after the engines (see `crate::agent`).
+        let shape = params.switch_barrier.as_ref().map(|b| (b.radix, b.levels, b.rails, b.full_radix_top));
+        let agents = match shape.or(params.multicast.as_ref().map(|m| (m.radix, m.levels, m.rails, m.full_radix_top))) {
+            None => None,
+            Some((radix, levels, rails, full_radix_top)) => {
+                if max_ports * vcs > crate::agent::AGENT_BIT {
+                    let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
+                    return Err(fabricsim_core::ConfigError::new("router.vcs", msg).into());
+                }
+                if let Some(b) = params.switch_barrier.as_ref().filter(|_| routing.classes().is_some()) {
+                    if b.payload > class_payload {
+                        let msg =
+                            format!("{} bytes: a barrier packet must fit the {class_payload}-byte payload the class VC's buffer takes", b.payload);
+                        return Err(fabricsim_core::ConfigError::new("switch_barrier.payload", msg).into());
+                    }
+                }
+                let tree = fabricsim_topology::FatTree::new(radix, levels, rails, full_radix_top)?;
+                if tree.switches() != graph.routers || tree.nodes() != graph.nodes {
+                    return Err(
+                        fabricsim_core::ConfigError::new("switch_barrier.enabled", "the switch hardware's fat-tree is not the network's").into()
+                    );
+                }
+                let sinks = outs.len() as u32;
+                for r in 0..graph.routers as usize {
+                    let qbase = graph.port_offset[r] * vcs;
+                    outs.push(OutPort { class: crate::channel::TERMINAL, latency: 0, qbase, peer: u32::MAX, ..OutPort::default() });
+                }
+                Some(Box::new(crate::agent::Agents::new(sinks)))
+            }
+        };
         let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
         let stall = vec![Stall::default(); outs.len()];
+        let arb_mark = vec![0; outs.len().div_ceil(64)];
         let requested = vec![0; outs.len().div_ceil(64)];
         let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
         let in_rr = vec![0; in_busy.len()];
@@ -591,7 +641,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             cands: Candidates::default(),
             arb_due: Vec::new(),
             select_due: Vec::new(),
-            arb_mark: vec![0; tp.div_ceil(64)],
+            arb_mark,
             nic_due: Vec::new(),
             nic_mark: vec![0; nodes.div_ceil(64)],
             phase_scratch: Vec::new(),
@@ -624,6 +674,18 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("class_routes.enabled", e).into()),
                 None => None,
             },
+            switch_barrier: match params.switch_barrier.clone().map(|b| crate::switch_barrier::SwitchBarrier::new(*b)) {
+                Some(Ok(b)) => Some(Box::new(b)),
+                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("switch_barrier.rail", e).into()),
+                None => None,
+            },
+            agents,
+            multicast: match params.multicast.clone().map(|m| crate::multicast::Multicast::new(*m)) {
+                Some(Ok(m)) => Some(Box::new(m)),
+                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("multicast.rail", e).into()),
+                None => None,
+            },
+            hardware: false,
             single_latency: LatencyHistogram::new(),
             out: Outcome {
                 sim_time: Time::ZERO,
@@ -656,6 +718,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             routing,
             p: params,
         };
+        let mut core = core;
+        core.hardware = core.gates.is_some() || core.classes.is_some() || core.switch_barrier.is_some() || core.multicast.is_some();
         Ok(Simulation { core, workload })
     }
 
@@ -810,6 +874,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::Gate(e) => c.gate_processed(e),
             Ev::Class(e) => c.class_event(e),
             Ev::AgentHead(pkt) => c.class_head(pkt),
+            Ev::SwitchBarrier(e) => c.barrier_event(e),
+            Ev::AgentFree(out) => c.agent_free(out),
+            Ev::Multicast(e) => c.multicast_event(e),
+            Ev::CopyDone(pkt) => c.copy_done(pkt),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nic_wake[node as usize] == now {
@@ -850,7 +918,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // Members whose in-network collective ended, by rank then tag, before the network's
         // phase: what they start next is served in it. Gates fire in the phase, and may end
         // collectives there: hand those over and run the phase again until none is left.
-        if self.core.gates.is_none() && self.core.classes.is_none() {
+        if !self.core.hardware {
             self.core.end_instant();
         } else {
             self.hardware_end_instant();
@@ -867,6 +935,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         loop {
             let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
             done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
+            done.extend(self.core.switch_barrier.as_deref_mut().map(|b| std::mem::take(&mut b.done)).unwrap_or_default());
+            done.extend(self.core.multicast.as_deref_mut().map(|m| std::mem::take(&mut m.done)).unwrap_or_default());
             if !done.is_empty() {
                 done.sort_unstable();
                 for &(rank, tag) in &done {
@@ -875,7 +945,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 self.core.check_stop = true;
             }
             self.core.end_instant();
-            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work()) || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty());
+            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work())
+                || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty())
+                || self.core.switch_barrier.as_deref().is_some_and(|b| !b.done.is_empty())
+                || self.core.multicast.as_deref().is_some_and(|m| !m.done.is_empty());
             if !more {
                 break;
             }
@@ -885,6 +958,23 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
     pub fn gate_wiring(&self, id: u32) -> Option<&crate::gates::Wiring> {
         self.core.gate_wiring(id)
+    }
+
+    /// The switch-barrier tree of in-network collective group `id` (Dawning), once made.
+    pub fn barrier_tree(&self, id: u32) -> Option<&crate::switch_barrier::SwitchTree> {
+        self.core.barrier_tree(id)
+    }
+
+    /// What the switch barrier has done so far (packets, losses, resends, urges).
+    pub fn barrier_counts(&self) -> Option<crate::switch_barrier::BarrierCounts> {
+        self.core.switch_barrier.as_deref().map(|b| b.counts)
+    }
+
+    /// The switches Dawning's multicast has chosen as roots so far, with how often (by router id).
+    pub fn multicast_roots(&self) -> Vec<(u32, u64)> {
+        let mut v: Vec<(u32, u64)> = self.core.multicast.as_deref().map(|m| m.roots.iter().map(|(&r, &n)| (r, n)).collect()).unwrap_or_default();
+        v.sort_unstable();
+        v
     }
 
     /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.

@@ -38,5 +38,7 @@ pub fn params(vcs: u8) -> NetworkParams {
         shared_crossbar: false,
         gates: None,
         class_routes: None,
+        switch_barrier: None,
+        multicast: None,
     }
 }

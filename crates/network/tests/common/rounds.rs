@@ -28,6 +28,8 @@ pub struct Rounds {
     pub root: Option<u32>,
     /// Bytes rank `r` contributes, when not `bytes`.
     pub bytes_of: Option<fn(u32) -> u64>,
+    /// Destination of rank `r`'s background Puts among `ranks` (the next rank unless set).
+    pub background_to: Option<fn(u32, u32) -> u32>,
 }
 
 impl Rounds {
@@ -47,6 +49,7 @@ impl Rounds {
             kind: HwKind::Allreduce,
             root: None,
             bytes_of: None,
+            background_to: None,
         }
     }
     fn start_round(&mut self, r: u32, api: &mut Api) {
@@ -70,7 +73,8 @@ impl Workload for Rounds {
         }
         for r in 0..self.ranks {
             for _ in 0..self.background {
-                api.send(Rank(r), Rank((r + 1) % self.ranks), 256, 0);
+                let to = self.background_to.map_or((r + 1) % self.ranks, |f| f(r, self.ranks));
+                api.send(Rank(r), Rank(to), 256, 0);
             }
             api.wake_at(Rank(r), api.now() + (self.delay)(r, 0));
         }

@@ -50,7 +50,7 @@ pub fn names(c: Collective) -> &'static [&'static str] {
 /// among [`names`], since most networks lack the hardware).
 pub fn hardware_names(c: Collective) -> &'static [&'static str] {
     match c {
-        Collective::Barrier | Collective::Allreduce => &["hardware"],
+        Collective::Barrier | Collective::Allreduce | Collective::Broadcast | Collective::Allgather => &["hardware"],
         _ => &[],
     }
 }
@@ -93,6 +93,8 @@ pub fn build(c: Collective, name: &str, layout: &Layout, size: u64) -> Result<Bo
         (Collective::Barrier, "dissemination") => Box::new(barrier_dissemination::Dissemination { ranks }),
         (Collective::Barrier, "hardware") => Box::new(hardware::Hardware { ranks, kind: fabricsim_nic::HwKind::Barrier, bytes: 0 }),
         (Collective::Allreduce, "hardware") => Box::new(hardware::Hardware { ranks, kind: fabricsim_nic::HwKind::Allreduce, bytes: size.max(1) }),
+        (Collective::Broadcast, "hardware") => Box::new(hardware::Hardware { ranks, kind: fabricsim_nic::HwKind::Broadcast, bytes: size.max(1) }),
+        (Collective::Allgather, "hardware") => Box::new(hardware::HardwareAllgather { ranks, bytes: (size / ranks as u64).max(1) }),
         (Collective::Broadcast, "binomial") => Box::new(binomial::Binomial { ranks, reduce: false }),
         (Collective::Reduce, "binomial") => Box::new(binomial::Binomial { ranks, reduce: true }),
         (Collective::Broadcast, "chain") => Box::new(chain::Chain { ranks, segments, reduce: false }),

@@ -1,0 +1,361 @@
+//! Dawning 5000's switch multicast: a packet copied in the switches down a tree.
+//!
+//! A broadcast of group `g` ([`fabricsim_nic::HwKind::Broadcast`] from the group's root rank)
+//! is sent by the root's NIC as ordinary packets marked for multicast ([`MCAST_HINT`]). The
+//! source picks the tree's root switch among the lowest switches that have the source and every
+//! member below them (see [`RootChoice`]; once the root is chosen the whole path is fixed). The
+//! packets climb from the source to that switch on the unique path to it, then go down its
+//! [`SwitchTree`] of the members: where a switch has several children in the tree, the packet
+//! is copied to all of them at once (see [`crate::replicate`]). A member's NIC receives its
+//! copies as any packet; the member is done when all of the broadcast's bytes are in (and its
+//! receive overhead has passed). The root is done once its NIC has taken the request.
+
+use crate::sim::{Core, Ev};
+use crate::switch_tree::SwitchTree;
+use fabricsim_core::{NodeId, RouterId, Time};
+use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
+use fabricsim_stats::Observer;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A packet's first-hop hint that marks it as a multicast packet.
+pub const MCAST_HINT: u8 = 0xFD;
+
+/// How the source picks the tree's root among the equivalent lowest switches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RootChoice {
+    /// Heavily loaded switch elimination: leave out the candidates whose load (packets in
+    /// their input buffers) is above the candidates' mean, then draw among the others.
+    #[default]
+    Hlse,
+    /// Draw among all candidates.
+    Random,
+    /// Always the same candidate for a group (picked by the group's id).
+    Fixed,
+}
+
+impl RootChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            RootChoice::Hlse => "hlse",
+            RootChoice::Random => "random",
+            RootChoice::Fixed => "fixed",
+        }
+    }
+}
+
+/// Dawning's multicast in the switches (`[multicast]` in a scenario).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MulticastParams {
+    /// The fat-tree (as `fabricsim_topology::FatTree::new` takes it).
+    pub radix: u32,
+    pub levels: u32,
+    pub rails: u32,
+    pub full_radix_top: bool,
+    /// The plane multicast packets use.
+    pub rail: u32,
+    /// The Global Resource Bulletin: a packet with several outputs takes them all at once,
+    /// when every one is free and has credit. Without it, it takes each as it frees and holds
+    /// it while it waits for the others (which can deadlock).
+    pub grb: bool,
+    pub root: RootChoice,
+    /// Extra time a copying switch takes over a unicast hop.
+    pub copy_delay: Time,
+    /// Seed of the random choices.
+    pub seed: u64,
+}
+
+/// One broadcast on its way.
+#[derive(Debug, Clone)]
+pub(crate) struct Cast {
+    pub group: u32,
+    pub bytes: u64,
+    /// Per switch on the way: the up port toward the root (below the root), and the down ports
+    /// to the tree's children.
+    pub up: HashMap<u32, u32>,
+    pub down: HashMap<u32, Vec<u32>>,
+    pub root: RouterId,
+    /// Which of its group's broadcasts it is (members match their starts to it).
+    seq: u32,
+    /// Bytes received so far per member rank.
+    received: HashMap<u32, u64>,
+}
+
+struct Group {
+    members: Vec<u32>,
+    /// Member rank on each member node.
+    rank_on: HashMap<u32, u32>,
+    root: u32,
+    /// Per member rank: broadcasts it started and still waits for (tags), and broadcasts it
+    /// received before starting them: by (rank, broadcast), the start's tag or the arrival time.
+    waiting: HashMap<(u32, u32), u64>,
+    early: HashMap<(u32, u32), u64>,
+    /// Broadcasts the root has started; starts of each other member.
+    casts: u32,
+    starts: HashMap<u32, u32>,
+}
+
+/// What an `Ev::Multicast` entry is.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// The root `rank` of group `group` (its index) sends a broadcast of `bytes`.
+    Send { rank: u32, group: u32, bytes: u64, seq: u32 },
+    /// Member `rank` hears its broadcast (tag `tag`) is over.
+    Finish { rank: u32, tag: u64 },
+}
+
+/// The switches' multicast logic and the broadcasts under way.
+pub(crate) struct Multicast {
+    pub(crate) p: MulticastParams,
+    tree: fabricsim_topology::FatTree,
+    groups: Vec<Group>,
+    index: HashMap<u32, u32>,
+    pub(crate) casts: HashMap<u32, Cast>,
+    next_cast: u32,
+    steps: crate::packet::Slab<Step>,
+    /// Broadcasts started so far (their identity for random choices).
+    started: u64,
+    /// Roots chosen so far, by router id (for reports and tests).
+    pub(crate) roots: HashMap<u32, u64>,
+    pub(crate) done: Vec<(u32, u64)>,
+    /// Broadcasts whose data leaves this instant: (group, root rank, bytes), sent in the phase.
+    sending: Vec<(u32, u32, u32, u64)>,
+}
+
+impl Multicast {
+    pub(crate) fn new(p: MulticastParams) -> Result<Self, String> {
+        let tree = fabricsim_topology::FatTree::new(p.radix, p.levels, p.rails, p.full_radix_top).map_err(|e| e.to_string())?;
+        if p.rail >= p.rails {
+            return Err(format!("rail {} of a {}-rail network", p.rail, p.rails));
+        }
+        Ok(Multicast {
+            p,
+            tree,
+            groups: Vec::new(),
+            index: HashMap::new(),
+            casts: HashMap::new(),
+            next_cast: 0,
+            steps: Default::default(),
+            started: 0,
+            roots: HashMap::new(),
+            done: Vec::new(),
+            sending: Vec::new(),
+        })
+    }
+
+    pub(crate) fn fat_tree(&self) -> &fabricsim_topology::FatTree {
+        &self.tree
+    }
+
+    /// Whether broadcasts wait to leave at the end of the instant.
+    pub(crate) fn sending(&self) -> bool {
+        !self.sending.is_empty()
+    }
+}
+
+impl<O: Observer> Core<O> {
+    /// Make group `g` (its root rank broadcasts; the first member without one).
+    pub(crate) fn multicast_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
+            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
+        }
+        let mut nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        nodes.sort_unstable();
+        if let Some(w) = nodes.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!("group {}: node {} holds two members: switch multicast takes one rank per node", g.id, w[0]));
+        }
+        let root = g.root.or(g.members.first().copied()).ok_or_else(|| format!("group {} has no members", g.id))?;
+        let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
+        if unit.index.contains_key(&g.id) {
+            return Err(format!("group {} exists already", g.id));
+        }
+        unit.index.insert(g.id, unit.groups.len() as u32);
+        let members = g.members.iter().map(|r| r.0).collect();
+        let rank_on = g.members.iter().map(|r| (self.node(r.0), r.0)).collect();
+        let unit = self.multicast.as_deref_mut().unwrap();
+        unit.groups.push(Group { members, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() });
+        Ok(())
+    }
+
+    /// Member `rank` starts broadcast `c`: the root sends it, the others wait for it.
+    pub(crate) fn multicast_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let now = self.queue.now().ps();
+        let tx = self.p.tx_overhead.ps();
+        if c.kind != HwKind::Broadcast {
+            return Err(format!("the switch multicast does broadcasts, not a {:?}", c.kind));
+        }
+        let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
+        let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
+        let g = &mut unit.groups[gi as usize];
+        if !g.members.contains(&rank.0) {
+            return Err(format!("rank {} is not a member of group {}", rank.0, c.group));
+        }
+        if rank.0 != g.root {
+            // Its k-th start waits for the group's k-th broadcast.
+            let k = g.starts.entry(rank.0).or_default();
+            let key = (rank.0, *k);
+            *k += 1;
+            match g.early.remove(&key) {
+                // Already in: over once the NIC has finished with it.
+                Some(arrived) => {
+                    let f = unit.steps.insert(Step::Finish { rank: rank.0, tag: c.tag });
+                    self.queue.schedule(Time(now.max(arrived + self.p.rx_overhead.ps())), Ev::Multicast(f));
+                }
+                None => {
+                    g.waiting.insert(key, c.tag);
+                }
+            }
+            return Ok(());
+        }
+        // The root's part: its NIC takes the request; the data leaves then, as a message's does.
+        let f = unit.steps.insert(Step::Finish { rank: rank.0, tag: c.tag });
+        self.queue.schedule(Time(now + tx), Ev::Multicast(f));
+        if g.members.len() > 1 {
+            let seq = g.casts;
+            g.casts += 1;
+            let f = unit.steps.insert(Step::Send { rank: rank.0, group: gi, bytes: c.bytes.max(1), seq });
+            self.queue.schedule(Time(now + tx), Ev::Multicast(f));
+        }
+        Ok(())
+    }
+
+    /// End of an instant: the broadcasts whose data leaves now choose their roots (seeing the
+    /// switches' loads as the instant left them) and go to their NICs, in an order of their own.
+    pub(crate) fn multicast_phase(&mut self) {
+        let mut list = std::mem::take(&mut self.multicast.as_deref_mut().unwrap().sending);
+        list.sort_unstable();
+        for &(gi, seq, src, bytes) in &list {
+            let members = self.multicast.as_deref().unwrap().groups[gi as usize].members.clone();
+            let others: Vec<u32> = members.iter().copied().filter(|&r| r != src).collect();
+            let dests: Vec<u32> = others.iter().map(|&r| self.node(r)).collect();
+            let cast = match self.make_cast(gi, seq, self.node(src), &dests, bytes) {
+                Ok(c) => c,
+                Err(e) => panic!("group {gi}: {e}"),
+            };
+            // To its only other member, or to itself as a placeholder: copies name their nodes
+            // as they reach them.
+            let to = if others.len() == 1 { others[0] } else { src };
+            let route = (0, self.multicast.as_deref().unwrap().p.rail as u8, fabricsim_nic::ROUTE_DETERMINISTIC);
+            self.send(src, to, bytes, cast as u64, MCAST_HINT, 0, crate::packet::MULTICAST, route);
+        }
+        list.clear();
+        self.multicast.as_deref_mut().unwrap().sending = list;
+    }
+
+    /// Choose the root of a broadcast of group `gi` from `src` to `dests` and build its paths.
+    fn make_cast(&mut self, gi: u32, seq: u32, src: u32, dests: &[u32], bytes: u64) -> Result<u32, String> {
+        let unit = self.multicast.as_deref().unwrap();
+        let mut all = dests.to_vec();
+        all.push(src);
+        let candidates = SwitchTree::roots(&unit.tree, unit.p.rail, &all)?;
+        let n = unit.started;
+        let draw = |k: usize| (fabricsim_core::rng::mix(unit.p.seed ^ fabricsim_core::rng::mix(n ^ (gi as u64) << 40)) % k as u64) as usize;
+        let root = match unit.p.root {
+            RootChoice::Fixed => candidates[gi as usize % candidates.len()],
+            RootChoice::Random => candidates[draw(candidates.len())],
+            RootChoice::Hlse => {
+                let loads: Vec<u64> = candidates.iter().map(|&r| self.switch_load(r)).collect();
+                let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
+                let light: Vec<RouterId> = candidates.iter().zip(&loads).filter(|(_, &l)| l as f64 <= mean).map(|(&r, _)| r).collect();
+                light[draw(light.len())]
+            }
+        };
+        let f = &unit.tree;
+        let tree = SwitchTree::from_root(f, &self.graph, root, dests)?;
+        let mut down = HashMap::new();
+        for e in &tree.elements {
+            if let crate::switch_tree::At::Switch(r) = e.at {
+                down.insert(r.0, e.children.iter().map(|&(_, port)| port).collect::<Vec<u32>>());
+            }
+        }
+        // The unique path from the root down to the source, climbed the other way.
+        let mut up = HashMap::new();
+        let (_, level, _) = f.locate(root);
+        let mut router = root;
+        for l in (2..=level).rev() {
+            let peer = self.graph.peer_port(self.graph.port(router, f.digit(NodeId(src), l)));
+            router = self.graph.owner[peer.index()];
+            up.insert(router.0, peer.0);
+        }
+        let unit = self.multicast.as_deref_mut().unwrap();
+        unit.started += 1;
+        *unit.roots.entry(root.0).or_default() += 1;
+        let id = unit.next_cast;
+        unit.next_cast = id.wrapping_add(1);
+        unit.casts.insert(id, Cast { group: gi, seq, bytes, up, down, root, received: HashMap::new() });
+        Ok(id)
+    }
+
+    /// Packets in switch `r`'s input buffers (the load HLSE compares).
+    fn switch_load(&self, r: RouterId) -> u64 {
+        let (first, last) = (self.graph.port_offset[r.index()] * self.vcs, self.graph.port_offset[r.index() + 1] * self.vcs);
+        let mut n = 0;
+        for q in first..last {
+            let mut p = self.vcq[q as usize].head;
+            while p != crate::packet::PacketId::NIL {
+                n += 1;
+                p = self.packets.get(p).next;
+            }
+        }
+        n
+    }
+
+    /// A copy of broadcast `tag` with `payload` bytes reached member `rank`'s node.
+    pub(crate) fn multicast_received(&mut self, tag: u32, rank: u32, payload: u64) {
+        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
+        let unit = self.multicast.as_deref_mut().unwrap();
+        let cast = unit.casts.get_mut(&tag).expect("a copy of a broadcast that is over");
+        let got = cast.received.entry(rank).or_default();
+        *got += payload;
+        if *got < cast.bytes {
+            return;
+        }
+        let (gi, seq) = (cast.group as usize, cast.seq);
+        let members = unit.groups[gi].members.len() as u32 - 1;
+        let all = cast.received.values().filter(|&&b| b >= cast.bytes).count() as u32 == members;
+        if all {
+            unit.casts.remove(&tag);
+        }
+        let g = &mut unit.groups[gi];
+        match g.waiting.remove(&(rank, seq)) {
+            Some(t) => {
+                let f = unit.steps.insert(Step::Finish { rank, tag: t });
+                self.queue.schedule(Time(at), Ev::Multicast(f));
+            }
+            None => {
+                g.early.insert((rank, seq), self.queue.now().ps());
+            }
+        }
+    }
+
+    /// The member rank of broadcast `tag`'s group on `node`.
+    pub(crate) fn multicast_rank_on(&self, tag: u32, node: u32) -> Option<u32> {
+        let unit = self.multicast.as_deref()?;
+        let cast = unit.casts.get(&tag)?;
+        unit.groups[cast.group as usize].rank_on.get(&node).copied()
+    }
+
+    /// An `Ev::Multicast` event.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn multicast_event(&mut self, f: u32) {
+        let unit = self.multicast.as_deref_mut().unwrap();
+        let x = *unit.steps.get(f);
+        unit.steps.remove(f);
+        match x {
+            Step::Finish { rank, tag } => {
+                unit.done.push((rank, tag));
+                self.due = true;
+            }
+            Step::Send { rank, group, bytes, seq } => {
+                unit.sending.push((group, seq, rank, bytes));
+                self.due = true;
+            }
+        }
+    }
+}
+
+fn no_multicast() -> String {
+    "this network has no in-network collective hardware (no switch multicast: see multicast.enabled)".to_string()
+}

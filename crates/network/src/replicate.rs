@@ -1,0 +1,260 @@
+//! Multicast packets in the switches (see [`crate::multicast`]): a hop with one output is a
+//! unicast hop; a hop with several copies the packet to all of them.
+//!
+//! The packet stays in its input buffer, read once (FIFO buffers), until every copy has left.
+//! It waits on each of its outputs with the switch-agent request bit ([`crate::agent`]), and
+//! outranks the outputs' unicast requests.
+//!
+//! With the Global Resource Bulletin (`grb`), it takes its outputs off the bulletin all at once,
+//! and only when none of them is taken by another multicast packet: a multicast either has all
+//! its outputs or none, so multicasts never wait on each other in a cycle. A taken output grants
+//! no unicast packet; it finishes the one it is sending, and when every output of the multicast
+//! is idle and has credit, the copies leave together and the outputs return to the bulletin. (A
+//! multicast that waited for all its outputs to be idle at one instant, without taking them,
+//! would rarely find them so under unicast load: at 60% load it starved for milliseconds.)
+//!
+//! Without it, the packet takes each output as that output frees and holds it (idle) until it
+//! has them all: two multicasts that each hold an output the other wants then wait forever.
+
+use crate::agent::AGENT_BIT;
+use crate::channel;
+use crate::link;
+use crate::multicast::MCAST_HINT;
+use crate::packet::{Message, Packet, PacketId, NIL};
+use crate::records::{InputVcId, BUSY};
+use crate::sim::{lane, Core, Ev};
+use fabricsim_core::Time;
+use fabricsim_stats::Observer;
+use fabricsim_topology::PortKind;
+
+/// A multicast packet waiting for its outputs.
+#[derive(Debug, Clone)]
+pub(crate) struct CopyWait {
+    pkt: PacketId,
+    outs: Vec<u32>,
+    /// Outputs it holds (without the bulletin), by index in `outs` (fewer than 128).
+    held: u128,
+}
+
+/// Held outputs are busy until the packet has them all.
+const HELD: u64 = u64::MAX;
+
+impl<O: Observer> Core<O> {
+    /// Multicast packet `pkt`, head of its input VC, has passed its switch's pipeline: it asks
+    /// for its outputs (the tree's children going down; the up port toward the root going up).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn request_multicast(&mut self, pkt: PacketId) {
+        let p = *self.packets.get(pkt);
+        let (in_port, in_vc) = self.vcs_div.div_rem(p.q.0);
+        let (router, base) = self.router_of(in_port);
+        let unit = self.multicast.as_deref().expect("a multicast packet without multicast");
+        let f = unit.fat_tree();
+        let (_, level, _) = f.locate(fabricsim_core::RouterId(router));
+        let from_above = in_port - base >= f.children()[level - 1];
+        let cast = &unit.casts[&(self.messages.get(p.msg).tag as u32)];
+        let outs: Vec<u32> = if router == cast.root.0 || from_above { cast.down[&router].clone() } else { vec![cast.up[&router]] };
+        if let [out] = outs[..] {
+            self.name_receiver(pkt, out);
+            let pk = self.packets.get_mut(pkt);
+            (pk.out, pk.out_vc) = (out, in_vc as u8);
+            return self.post_request(pkt, out, in_vc as u8, false, 0);
+        }
+        let now = self.queue.now().ps();
+        let agents = self.agents.as_deref_mut().unwrap();
+        let w = agents.next_copy;
+        agents.next_copy = w.wrapping_add(1);
+        agents.copies.insert(w, CopyWait { pkt, outs: outs.clone(), held: 0 });
+        for &out in &outs {
+            agents.copy_waits.entry(out).or_default().push(w);
+        }
+        for &out in &outs {
+            let o = &mut self.outs[out as usize];
+            o.add_request(AGENT_BIT);
+            self.requested[out as usize / 64] |= 1 << (out % 64);
+            if o.busy_until <= now {
+                self.post_arbitration(out);
+            }
+        }
+    }
+
+    /// A multicast packet (or copy) leaves on `out`: if that is a NIC's link, it names that node
+    /// and its message the member rank there (where the broadcast's bytes are counted; an
+    /// original sent whole to its one other member names it already).
+    fn name_receiver(&mut self, pkt: PacketId, out: u32) {
+        if self.graph.kind[out as usize] == PortKind::Terminal {
+            let node = self.graph.peer[out as usize];
+            let msg = self.packets.get(pkt).msg;
+            let rank = self.multicast_rank_on(self.messages.get(msg).tag as u32, node).expect("a multicast copy for a node without a member");
+            self.packets.get_mut(pkt).dst = node;
+            self.messages.get_mut(msg).dst = rank;
+        }
+    }
+
+    /// Output `out` (idle, agent bit set) serves the multicast packets waiting for it: the first
+    /// that can go (by input VC, round-robin after the output's last grant). Returns whether
+    /// the output was taken (sent on, or held).
+    pub(crate) fn grant_copies(&mut self, out: u32) -> bool {
+        let Some(list) = self.agents.as_deref().unwrap().copy_waits.get(&out) else { return false };
+        let now = self.queue.now().ps();
+        let (rr, qbase) = (self.outs[out as usize].rr as u32, self.outs[out as usize].qbase);
+        let mut order: Vec<(u32, u32)> =
+            list.iter().map(|&w| (self.packets.get(self.agents.as_deref().unwrap().copies[&w].pkt).q.0 - qbase, w)).collect();
+        order.sort_unstable_by_key(|&(bit, _)| (bit + 128 - rr - 1) % 128);
+        let grb = self.multicast.as_deref().unwrap().p.grb;
+        for (bit, w) in order {
+            let c = self.agents.as_deref().unwrap().copies[&w].clone();
+            let p = *self.packets.get(c.pkt);
+            let (vc, wire) = ((p.q.0 % self.vcs) as u8, p.wire_bytes);
+            // Credit for the packet (an output without it calls again when its credit returns).
+            let credit = |core: &mut Self, o: u32| {
+                let x = core.outs[o as usize];
+                if x.class == channel::TERMINAL || core.credit(o, vc) >= core.charge(vc, wire) {
+                    return true;
+                }
+                core.wait_for_credit(o, InputVcId(x.peer * core.vcs + vc as u32));
+                false
+            };
+            let ready = |core: &mut Self, o: u32| core.outs[o as usize].busy_until <= now && credit(core, o);
+            if grb {
+                let agents = self.agents.as_deref_mut().unwrap();
+                match agents.reserved.get(&out) {
+                    // Taken by another multicast: this one waits for it to go.
+                    Some(&other) if other != w => continue,
+                    Some(_) => {}
+                    None => {
+                        // All its outputs on the bulletin, and credit on each.
+                        if c.outs.iter().any(|o| agents.reserved.contains_key(o)) {
+                            continue;
+                        }
+                        let mut all = true;
+                        for &o in &c.outs {
+                            all &= credit(self, o);
+                        }
+                        if !all {
+                            continue;
+                        }
+                        let agents = self.agents.as_deref_mut().unwrap();
+                        for &o in &c.outs {
+                            agents.reserved.insert(o, w);
+                        }
+                        self.outs[out as usize].rr = bit as u8;
+                    }
+                }
+                let mut all = true;
+                for &o in &c.outs {
+                    all &= ready(self, o);
+                }
+                if all {
+                    self.copy_out(w);
+                }
+                // Taken: it sends now, or stays idle for this multicast.
+                return true;
+            } else if ready(self, out) {
+                let i = c.outs.iter().position(|&o| o == out).unwrap();
+                let held = c.held | 1u128 << i;
+                self.agents.as_deref_mut().unwrap().copies.get_mut(&w).unwrap().held = held;
+                self.outs[out as usize].rr = bit as u8;
+                self.outs[out as usize].busy_until = HELD;
+                self.drop_wait(out, w);
+                if held.count_ones() as usize == c.outs.len() {
+                    self.copy_out(w);
+                }
+                return true;
+            }
+        }
+        false
+    }
+
+    /// Waiter `w` no longer waits at output `out`; the output's agent bit goes when nothing waits.
+    fn drop_wait(&mut self, out: u32, w: u32) {
+        let agents = self.agents.as_deref_mut().unwrap();
+        let list = agents.copy_waits.get_mut(&out).unwrap();
+        list.retain(|&x| x != w);
+        if list.is_empty() {
+            agents.copy_waits.remove(&out);
+            if !agents.sends_wait(out) && self.outs[out as usize].take_request(AGENT_BIT) {
+                self.requested[out as usize / 64] &= !(1 << (out % 64));
+            }
+        }
+    }
+
+    /// Waiter `w` has its outputs: the packet leaves its input VC and a copy goes out on each.
+    fn copy_out(&mut self, w: u32) {
+        let now = self.queue.now().ps();
+        let agents = self.agents.as_deref_mut().unwrap();
+        let c = agents.copies.remove(&w).unwrap();
+        agents.reserved.retain(|_, x| *x != w);
+        for &out in &c.outs {
+            if self.agents.as_deref().unwrap().copy_waits.get(&out).is_some_and(|l| l.contains(&w)) {
+                self.drop_wait(out, w);
+            }
+        }
+        let p = *self.packets.get(c.pkt);
+        let v = &mut self.vcq[p.q.index()];
+        v.head = p.next;
+        if p.next == PacketId::NIL {
+            v.tail = PacketId::NIL;
+        }
+        v.flags |= BUSY;
+        let vc = (p.q.0 % self.vcs) as u8;
+        let extra = self.multicast.as_deref().unwrap().p.copy_delay.ps();
+        let m = *self.messages.get(p.msg);
+        let mut end = now;
+        for &out in &c.outs {
+            let o = self.outs[out as usize];
+            let finish = (now + self.timing.serialization(o.class, p.wire_bytes)).max(p.tail);
+            end = end.max(finish);
+            let msg = self.messages.insert(Message { bytes: p.payload as u64, packetized: p.payload as u64, delivered: 0, next: NIL, ..m });
+            let seq = self.next_seq[p.src as usize];
+            self.next_seq[p.src as usize] = seq.wrapping_add(1);
+            let copy = self.packets.insert(Packet { seq, msg, next: PacketId::NIL, out: NIL, out_vc: vc, armed: false, hint: MCAST_HINT, ..p });
+            self.name_receiver(copy, out);
+            self.in_network += 1;
+            self.out.packets_injected += 1;
+            self.out.packet_hops += 1;
+            self.close_stall(out, now);
+            let lat = o.latency as u64;
+            let o = &mut self.outs[out as usize];
+            o.busy_until = finish;
+            o.bytes += p.wire_bytes as u64;
+            o.packets += 1;
+            o.busy_ps += finish - now;
+            self.obs.on_hop(fabricsim_core::PortId(out), Time(now), Time(finish), p.wire_bytes);
+            if o.class == channel::TERMINAL {
+                self.last_progress = self.last_progress.max(finish + lat + extra);
+                self.queue.schedule_on(lane::DELIVER, Time(finish + lat + extra), Ev::Deliver(copy));
+            } else {
+                let ds_q = InputVcId(o.peer * self.vcs + vc as u32);
+                let ready = now + lat + self.p.router_delay.ps() + extra;
+                self.last_progress = self.last_progress.max(ready.max(finish));
+                let charge = self.charge(vc, p.wire_bytes);
+                link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, copy, ds_q, charge, finish + lat, ready, false);
+            }
+            self.queue.schedule(Time(finish), Ev::AgentFree(out));
+        }
+        // The original's buffer frees when the last copy has left.
+        self.packets.get_mut(c.pkt).out = c.outs[0];
+        self.queue.schedule_on(lane::OUT_FREE, Time(end), Ev::CopyDone(c.pkt));
+    }
+
+    /// Every copy of multicast packet `pkt` has left: its buffer frees and it is gone (counted
+    /// as delivered: it has left the network into the copies).
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn copy_done(&mut self, pkt: PacketId) {
+        let p = *self.packets.get(pkt);
+        self.on_out_free(p.out, p.q, p.wire_bytes);
+        self.packets.remove(pkt);
+        self.in_network -= 1;
+        self.out.packets_delivered += 1;
+        let m = self.messages.get_mut(p.msg);
+        m.delivered += p.payload as u64;
+        if m.delivered >= m.bytes {
+            self.messages.remove(p.msg);
+            if self.messages.live() == 0 {
+                self.check_stop = true;
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! Dawning 5000's switch barrier: arrivals reduced up a tree of switches, completion sent down.
+//!
+//! A group ([`fabricsim_nic::HwGroup`], one rank per node) gets a [`SwitchTree`] on one plane
+//! of the fat-tree, rooted at a switch (the path is twice the leaf-to-root distance, not the
+//! leaf-to-leaf distance plus that, as a tree rooted at a node would need). When a member
+//! starts a barrier, its NIC's barrier logic sends an *arrive* packet to its leaf switch. A
+//! switch's barrier logic (an agent, see [`crate::agent`]) answers each arrive with an *ack*,
+//! and once every child has arrived sends one arrive to its parent; the root, once all its
+//! children have arrived, sends *done* to each child, and each switch passes done on to its
+//! children, down to the members' NICs. Every packet is a real packet on a real link: it waits
+//! for the output behind the transmission in progress, outranks every other packet there, and
+//! travels on the dedicated class VC when the switches have one (`router.class_vcs`), or else
+//! shares the unicast VCs (and their queues).
+//!
+//! Reliability, as the paper argues for each direction:
+//! * up, request-response: an element that sent an arrive resends it every `retry_timeout`
+//!   until its ack comes (a switch acks a repeated arrive again, and counts it once);
+//! * down, timeout-urge: an element that sent an arrive and has had no done after
+//!   `urge_timeout` sends an *urge* to its parent, and again every `urge_timeout`; a parent
+//!   that has passed that round's done on answers an urge with the done again (it keeps no
+//!   other state for the distribution).
+//!
+//! Packets are lost with probability `drop` (a link error that the CRC catches: the packet
+//! takes its link, then the receiver throws it away), drawn from the run's seed and the
+//! packet's identity, so a run is reproducible whatever order its events tie in.
+
+use crate::agent::{AgentSend, SINK_HINT};
+use crate::packet::SWITCH_BARRIER;
+use crate::sim::{Core, Ev};
+pub use crate::switch_tree::{At, SwitchTree};
+use fabricsim_core::Time;
+use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
+use fabricsim_stats::Observer;
+use std::collections::{HashMap, VecDeque};
+
+/// Dawning's barrier logic in the switches and NICs (`[switch_barrier]` in a scenario).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SwitchBarrierParams {
+    /// The fat-tree (as `fabricsim_topology::FatTree::new` takes it).
+    pub radix: u32,
+    pub levels: u32,
+    pub rails: u32,
+    pub full_radix_top: bool,
+    /// The plane the barrier trees use.
+    pub rail: u32,
+    /// A switch's barrier logic time for a packet, after the switch's pipeline.
+    pub delay: Time,
+    /// Payload of a barrier packet, bytes.
+    pub payload: u32,
+    /// Time after which an unacknowledged arrive is sent again.
+    pub retry_timeout: Time,
+    /// Time after which an element still waiting for done urges its parent (and again).
+    pub urge_timeout: Time,
+    /// Probability that a barrier packet is lost on its link.
+    pub drop: f64,
+    /// Seed of the losses.
+    pub seed: u64,
+}
+
+/// Priority class of barrier packets: above every other (the barrier VC's output priority).
+pub const BARRIER_CLASS: u8 = 5;
+
+/// What a barrier packet says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Kind {
+    Arrive,
+    Ack,
+    Done,
+    Urge,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    /// A packet from element `from` reached this element (lost: `corrupt`).
+    Packet {
+        kind: Kind,
+        from: u32,
+        corrupt: bool,
+    },
+    /// The element's logic has taken it in.
+    Process {
+        kind: Kind,
+        from: u32,
+    },
+    /// Timers of an arrive sent (its `attempt`-th resend, `attempt`-th urge).
+    Retry {
+        attempt: u32,
+    },
+    Urge {
+        attempt: u32,
+    },
+    /// A member's start reaches its NIC's barrier logic.
+    Start,
+    /// The member's NIC has finished: it hears the barrier is over.
+    Finish,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Entry {
+    group: u32,
+    elem: u32,
+    round: u32,
+    step: Step,
+}
+
+impl Entry {
+    /// The order an instant's steps are taken in: what packets say (arrivals, dones) before
+    /// what timers decide (a done that comes as an urge timer expires cancels the urge), then
+    /// by group, element and round.
+    fn order(&self) -> (bool, Entry) {
+        (matches!(self.step, Step::Retry { .. } | Step::Urge { .. }), *self)
+    }
+}
+
+/// One element's state in its current round.
+#[derive(Debug, Clone, Default)]
+struct ElemState {
+    /// Rounds it has completed (its current round).
+    round: u32,
+    /// Inputs arrived: bit `i` for child `i`, bit 0 for a member's own start (a switch has
+    /// fewer than 128 ports).
+    got: u128,
+    /// Its arrive has gone up; its ack has come; transmissions and urges so far.
+    sent: bool,
+    acked: bool,
+    attempts: u32,
+    urges: u32,
+    /// Packets it has sent this round (their losses are drawn from it).
+    packets: u32,
+    /// Starts of the member's next rounds, made before this one was over.
+    early: u32,
+}
+
+struct Group {
+    tree: SwitchTree,
+    /// Per element: the member rank on a node element (`u32::MAX` on switches).
+    ranks: Vec<u32>,
+    elem_of: HashMap<u32, u32>,
+    state: Vec<ElemState>,
+    tags: Vec<VecDeque<u64>>,
+    /// A member node (packets are numbered and counted at a node).
+    anchor: u32,
+}
+
+/// Barrier packets that left their element this instant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Send {
+    group: u32,
+    round: u32,
+    from: u32,
+    to: u32,
+    kind: Kind,
+}
+
+/// Counts of what the barrier hardware did (for tests and reports).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BarrierCounts {
+    /// Barrier packets sent, and lost.
+    pub packets: u64,
+    pub lost: u64,
+    /// Arrives sent again for want of an ack; urges sent.
+    pub resent: u64,
+    pub urges: u64,
+}
+
+/// The barrier logic of every switch and NIC, and the groups' trees.
+pub(crate) struct SwitchBarrier {
+    p: SwitchBarrierParams,
+    tree: fabricsim_topology::FatTree,
+    groups: Vec<Group>,
+    index: HashMap<u32, u32>,
+    events: crate::packet::Slab<Entry>,
+    sends: Vec<Send>,
+    /// Steps due this instant, taken in the phase (see [`Entry::order`]).
+    due: Vec<Entry>,
+    pub(crate) counts: BarrierCounts,
+    /// Members whose barrier ended this instant: (rank, tag).
+    pub(crate) done: Vec<(u32, u64)>,
+}
+
+impl SwitchBarrier {
+    pub(crate) fn new(p: SwitchBarrierParams) -> Result<Self, String> {
+        let tree = fabricsim_topology::FatTree::new(p.radix, p.levels, p.rails, p.full_radix_top).map_err(|e| e.to_string())?;
+        if p.rail >= p.rails {
+            return Err(format!("rail {} of a {}-rail network", p.rail, p.rails));
+        }
+        Ok(SwitchBarrier {
+            p,
+            tree,
+            groups: Vec::new(),
+            index: HashMap::new(),
+            events: Default::default(),
+            sends: Vec::new(),
+            due: Vec::new(),
+            counts: BarrierCounts::default(),
+            done: Vec::new(),
+        })
+    }
+
+    /// Whether steps wait to be taken or packets to be sent at the end of the instant.
+    pub(crate) fn has_work(&self) -> bool {
+        !self.sends.is_empty() || !self.due.is_empty()
+    }
+}
+
+impl<O: Observer> Core<O> {
+    fn barrier_unit(&mut self) -> Result<&mut SwitchBarrier, String> {
+        self.switch_barrier
+            .as_deref_mut()
+            .ok_or_else(|| "this network has no in-network collective hardware (no switch barrier: see switch_barrier.enabled)".to_string())
+    }
+
+    /// Make group `g`'s barrier tree (its `root`, a rank, does not apply: the root is a switch).
+    pub(crate) fn barrier_group(&mut self, g: &HwGroup) -> Result<(), String> {
+        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
+            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
+        }
+        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let Core { switch_barrier, graph, .. } = self;
+        let unit = switch_barrier.as_deref_mut().ok_or("no switch barrier")?;
+        if unit.index.contains_key(&g.id) {
+            return Err(format!("group {} exists already", g.id));
+        }
+        let tree = SwitchTree::build(&unit.tree, graph, unit.p.rail, &nodes, g.id).map_err(|e| format!("group {}: {e}", g.id))?;
+        let mut ranks = vec![u32::MAX; tree.elements.len()];
+        let mut elem_of = HashMap::new();
+        for (i, e) in tree.elements.iter().enumerate() {
+            if let At::Node(n) = e.at {
+                let m = nodes.iter().position(|&v| v == n.0).unwrap();
+                ranks[i] = g.members[m].0;
+                elem_of.insert(g.members[m].0, i as u32);
+            }
+        }
+        let n = tree.elements.len();
+        unit.index.insert(g.id, unit.groups.len() as u32);
+        unit.groups.push(Group { tree, ranks, elem_of, state: vec![ElemState::default(); n], tags: vec![VecDeque::new(); n], anchor: nodes[0] });
+        Ok(())
+    }
+
+    /// The barrier tree of group `id` (for reports and tests).
+    pub(crate) fn barrier_tree(&self, id: u32) -> Option<&SwitchTree> {
+        let u = self.switch_barrier.as_deref()?;
+        Some(&u.groups[*u.index.get(&id)? as usize].tree)
+    }
+
+    /// Member `rank` starts barrier `c`: its NIC's barrier logic hears of it once the NIC has
+    /// handled the request (the send overhead).
+    pub(crate) fn barrier_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let at = self.queue.now().ps() + self.p.tx_overhead.ps();
+        let unit = self.barrier_unit()?;
+        if c.kind != HwKind::Barrier {
+            return Err(format!("the switch barrier does barriers, not a {:?}", c.kind));
+        }
+        let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
+        let g = &mut unit.groups[gi as usize];
+        let elem = *g.elem_of.get(&rank.0).ok_or_else(|| format!("rank {} is not a member of group {}", rank.0, c.group))?;
+        g.tags[elem as usize].push_back(c.tag);
+        let e = unit.events.insert(Entry { group: gi, elem, round: 0, step: Step::Start });
+        self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
+        Ok(())
+    }
+
+    /// A barrier packet (message tag `tag`) has been delivered to its element.
+    pub(crate) fn barrier_packet(&mut self, tag: u32) {
+        self.barrier_event(tag);
+    }
+
+    /// An `Ev::SwitchBarrier` event (or a delivered packet's entry): its step is taken in the
+    /// phase, with the instant's others.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn barrier_event(&mut self, e: u32) {
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let x = *unit.events.get(e);
+        unit.events.remove(e);
+        unit.due.push(x);
+        self.due = true;
+    }
+
+    /// End of an instant: the steps due, in their order (see [`Entry::order`]), then the packets
+    /// they send.
+    pub(crate) fn barrier_phase(&mut self) {
+        let mut due = std::mem::take(&mut self.switch_barrier.as_deref_mut().unwrap().due);
+        due.sort_unstable_by_key(Entry::order);
+        for &x in &due {
+            self.barrier_step(x);
+        }
+        due.clear();
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        if unit.due.is_empty() {
+            unit.due = due;
+        }
+        self.flush_barrier_sends();
+    }
+
+    fn barrier_step(&mut self, x: Entry) {
+        let now = self.queue.now().ps();
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let (gi, ei) = (x.group as usize, x.elem as usize);
+        match x.step {
+            Step::Packet { kind, from, corrupt } => {
+                if corrupt {
+                    unit.counts.lost += 1;
+                    return;
+                }
+                let delay = match unit.groups[gi].tree.elements[ei].at {
+                    At::Switch(_) => unit.p.delay.ps(),
+                    At::Node(_) => 0,
+                };
+                if delay == 0 {
+                    return self.barrier_process(x, kind, from);
+                }
+                let ne = unit.events.insert(Entry { step: Step::Process { kind, from }, ..x });
+                self.queue.schedule(Time(now + delay), Ev::SwitchBarrier(ne));
+            }
+            Step::Process { kind, from } => self.barrier_process(x, kind, from),
+            Step::Start => {
+                let st = &mut unit.groups[gi].state[ei];
+                if st.got & 1 != 0 {
+                    st.early += 1;
+                    return;
+                }
+                st.got |= 1;
+                self.barrier_check(x.group, x.elem);
+            }
+            Step::Retry { attempt } | Step::Urge { attempt } => {
+                // A timer of this round's arrive: resend it if its ack has not come, urge the
+                // parent if the done has not; and set the timer again.
+                let retry = matches!(x.step, Step::Retry { .. });
+                let st = &mut unit.groups[gi].state[ei];
+                let due = st.round == x.round && st.sent && if retry { !st.acked && st.attempts == attempt + 1 } else { st.urges == attempt };
+                if !due {
+                    return;
+                }
+                let (kind, after, next) = if retry {
+                    (st.attempts, unit.counts.resent) = (st.attempts + 1, unit.counts.resent + 1);
+                    (Kind::Arrive, unit.p.retry_timeout, Step::Retry { attempt: attempt + 1 })
+                } else {
+                    (st.urges, unit.counts.urges) = (st.urges + 1, unit.counts.urges + 1);
+                    (Kind::Urge, unit.p.urge_timeout, Step::Urge { attempt: attempt + 1 })
+                };
+                let parent = unit.groups[gi].tree.elements[ei].parent as u32;
+                unit.sends.push(Send { group: x.group, round: x.round, from: x.elem, to: parent, kind });
+                let ne = unit.events.insert(Entry { step: next, ..x });
+                self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
+                self.due = true;
+            }
+            Step::Finish => {
+                let g = &mut unit.groups[gi];
+                let tag = g.tags[ei].pop_front().expect("a barrier finished that its member did not start");
+                unit.done.push((g.ranks[ei], tag));
+                self.due = true;
+            }
+        }
+    }
+
+    /// Element `x.elem`'s logic takes in a `kind` packet of round `x.round` from element `from`.
+    fn barrier_process(&mut self, x: Entry, kind: Kind, from: u32) {
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let g = &mut unit.groups[x.group as usize];
+        let ei = x.elem as usize;
+        let reply = |to, kind| Send { group: x.group, round: x.round, from: x.elem, to, kind };
+        match kind {
+            Kind::Arrive => {
+                // Acked whether new or repeated (its first ack may have been lost).
+                unit.sends.push(reply(from, Kind::Ack));
+                self.due = true;
+                let st = &mut g.state[ei];
+                if x.round == st.round {
+                    let child = g.tree.elements[ei].children.iter().position(|&(c, _)| c as u32 == from).expect("arrive from a non-child");
+                    st.got |= 1u128 << child;
+                    self.barrier_check(x.group, x.elem);
+                }
+            }
+            Kind::Ack => {
+                let st = &mut g.state[ei];
+                if x.round == st.round && st.sent {
+                    st.acked = true;
+                }
+            }
+            Kind::Done => {
+                if x.round == g.state[ei].round {
+                    self.barrier_complete(x.group, x.elem);
+                }
+            }
+            Kind::Urge => {
+                // Answered only once the round's done has gone down from here.
+                if x.round < g.state[ei].round {
+                    unit.sends.push(reply(from, Kind::Done));
+                    self.due = true;
+                }
+            }
+        }
+    }
+
+    /// Element `elem` has what it waits for, if every input is in: the root completes the round,
+    /// any other element sends its arrive up (and sets its timers).
+    fn barrier_check(&mut self, group: u32, elem: u32) {
+        let now = self.queue.now().ps();
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let g = &mut unit.groups[group as usize];
+        let e = &g.tree.elements[elem as usize];
+        let need = if e.children.is_empty() { 1 } else { u128::MAX >> (128 - e.children.len()) };
+        let st = &mut g.state[elem as usize];
+        if st.got & need != need || st.sent {
+            return;
+        }
+        if elem as usize == g.tree.root {
+            return self.barrier_complete(group, elem);
+        }
+        (st.sent, st.attempts) = (true, 1);
+        let round = st.round;
+        unit.sends.push(Send { group, round, from: elem, to: e.parent as u32, kind: Kind::Arrive });
+        self.due = true;
+        for (step, after) in [(Step::Retry { attempt: 0 }, unit.p.retry_timeout), (Step::Urge { attempt: 0 }, unit.p.urge_timeout)] {
+            let ne = unit.events.insert(Entry { group, elem, round, step });
+            self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
+        }
+    }
+
+    /// Element `elem` completes its round: done goes to its children; a member's NIC tells its
+    /// member once it has finished (the receive overhead).
+    fn barrier_complete(&mut self, group: u32, elem: u32) {
+        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let g = &mut unit.groups[group as usize];
+        let st = &mut g.state[elem as usize];
+        let round = st.round;
+        let early = st.early;
+        *st = ElemState { round: round + 1, early: early.saturating_sub(1), got: u128::from(early > 0), ..Default::default() };
+        for &(c, _) in &g.tree.elements[elem as usize].children {
+            unit.sends.push(Send { group, round, from: elem, to: c as u32, kind: Kind::Done });
+        }
+        self.due = true;
+        if let At::Node(_) = g.tree.elements[elem as usize].at {
+            let e = unit.events.insert(Entry { group, elem, round, step: Step::Finish });
+            self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
+            if early > 0 {
+                self.barrier_check(group, elem);
+            }
+        }
+    }
+
+    /// The barrier packets that left their elements this instant go out, in an order that
+    /// depends on them only.
+    fn flush_barrier_sends(&mut self) {
+        let mut sends = std::mem::take(&mut self.switch_barrier.as_deref_mut().unwrap().sends);
+        sends.sort_unstable();
+        for &s in &sends {
+            self.barrier_send(s);
+        }
+        sends.clear();
+        self.switch_barrier.as_deref_mut().unwrap().sends = sends;
+    }
+
+    fn barrier_send(&mut self, s: Send) {
+        let class_vcs = self.class_vcs;
+        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        unit.counts.packets += 1;
+        let st = &mut unit.groups[s.group as usize].state[s.from as usize];
+        st.packets += 1;
+        let n = st.packets as u64;
+        let p = &unit.p;
+        let key = (s.group as u64) << 40 ^ (s.round as u64) << 24 ^ (s.from as u64) << 12 ^ s.to as u64 ^ (s.kind as u64) << 62;
+        let corrupt = p.drop > 0.0 && (fabricsim_core::rng::mix(p.seed ^ fabricsim_core::rng::mix(key ^ n << 20)) as f64) < p.drop * u64::MAX as f64;
+        let payload = p.payload;
+        let g = &unit.groups[s.group as usize];
+        let (from, to) = (&g.tree.elements[s.from as usize], &g.tree.elements[s.to as usize]);
+        let dst = match to.at {
+            At::Node(v) => v.0,
+            At::Switch(_) => g.anchor,
+        };
+        let out = if from.parent == s.to as usize { from.up_port } else { from.children.iter().find(|&&(c, _)| c as u32 == s.to).unwrap().1 };
+        let (at, rank, anchor) = (from.at, g.ranks[s.from as usize], g.anchor);
+        let tag = unit.events.insert(Entry { group: s.group, elem: s.to, round: s.round, step: Step::Packet { kind: s.kind, from: s.from, corrupt } })
+            as u64;
+        let deterministic = fabricsim_nic::ROUTE_DETERMINISTIC;
+        // The class VC the NICs put the barrier class on (see `Core::send`).
+        let zone = match class_vcs {
+            0 => deterministic,
+            n => deterministic | fabricsim_routing::classes::CLASS_VC | (BARRIER_CLASS - 1).min(n - 1),
+        };
+        match at {
+            // The NIC's barrier logic sends on the plane's engine.
+            At::Node(_) => {
+                let engine = (self.switch_barrier.as_deref().unwrap().p.rail) as u8;
+                self.send(rank, rank, payload as u64, tag, SINK_HINT, BARRIER_CLASS, SWITCH_BARRIER, (0, engine, deterministic));
+            }
+            At::Switch(_) => {
+                let send = AgentSend { tag, op: SWITCH_BARRIER, src: anchor, dst, payload, prio: BARRIER_CLASS, zone };
+                self.agent_send(out, send);
+            }
+        }
+    }
+}
