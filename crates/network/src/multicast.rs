@@ -94,6 +94,8 @@ struct Group {
     /// Broadcasts the root has started; starts of each other member.
     casts: u32,
     starts: HashMap<u32, u32>,
+    /// A node holding two members (the group cannot broadcast: its barrier still can).
+    shared: Option<u32>,
 }
 
 /// What an `Ev::Multicast` entry is.
@@ -162,9 +164,7 @@ impl<O: Observer> Core<O> {
         }
         let mut nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
         nodes.sort_unstable();
-        if let Some(w) = nodes.windows(2).find(|w| w[0] == w[1]) {
-            return Err(format!("group {}: node {} holds two members: switch multicast takes one rank per node", g.id, w[0]));
-        }
+        let shared = nodes.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]);
         let root = g.root.or(g.members.first().copied()).ok_or_else(|| format!("group {} has no members", g.id))?;
         let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
         if unit.index.contains_key(&g.id) {
@@ -174,7 +174,16 @@ impl<O: Observer> Core<O> {
         let members = g.members.iter().map(|r| r.0).collect();
         let rank_on = g.members.iter().map(|r| (self.node(r.0), r.0)).collect();
         let unit = self.multicast.as_deref_mut().unwrap();
-        unit.groups.push(Group { members, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() });
+        unit.groups.push(Group {
+            members,
+            rank_on,
+            root: root.0,
+            waiting: HashMap::new(),
+            early: HashMap::new(),
+            casts: 0,
+            starts: HashMap::new(),
+            shared,
+        });
         Ok(())
     }
 
@@ -190,6 +199,9 @@ impl<O: Observer> Core<O> {
         let g = &mut unit.groups[gi as usize];
         if !g.members.contains(&rank.0) {
             return Err(format!("rank {} is not a member of group {}", rank.0, c.group));
+        }
+        if let Some(n) = g.shared {
+            return Err(format!("group {}: node {n} holds two members: switch multicast takes one rank per node", c.group));
         }
         if rank.0 != g.root {
             // Its k-th start waits for the group's k-th broadcast.

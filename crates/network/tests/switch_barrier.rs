@@ -18,6 +18,8 @@ struct Net {
     levels: u32,
     class_vc: bool,
     drop: f64,
+    /// Ranks per node (rank `r` on node `r / per_node`).
+    per_node: u32,
 }
 
 fn run(net: &Net, w: Rounds, shuffle: Option<u64>) -> (Rounds, BarrierCounts) {
@@ -49,7 +51,11 @@ fn run(net: &Net, w: Rounds, shuffle: Option<u64>) -> (Rounds, BarrierCounts) {
         watchdog: Time::from_us(50),
         ..base
     };
+    let ranks = w.ranks;
     let mut sim = Simulation::new(g, routing, p, w).unwrap();
+    if net.per_node > 1 {
+        sim = sim.with_rank_map((0..ranks).map(|r| NodeId(r / net.per_node)).collect()).unwrap();
+    }
     if let Some(seed) = shuffle {
         sim = sim.with_tie_shuffle(seed);
     }
@@ -83,7 +89,7 @@ fn a_barrier_on_one_switch_costs_two_links_and_one_pipeline() {
     // One 16-port switch, 8 members. Arrives: a link (20 ns) and the pipeline (40 ns) to the
     // switch's head; the last one's tail is in a serialisation later (8 B at 5 GB/s: 1.6 ns).
     // Done: a serialisation and a link back. All members leave together.
-    let net = Net { radix: 16, levels: 1, class_vc: true, drop: 0.0 };
+    let net = Net { radix: 16, levels: 1, class_vc: true, drop: 0.0, per_node: 1 };
     let (w, counts) = ok(run(&net, Rounds::barrier(8, 1, |_, _| Time::ZERO), None));
     let ser = 1600;
     let expect = Time(20_000 + 40_000 + ser + ser + 20_000);
@@ -98,7 +104,7 @@ fn a_barrier_on_one_switch_costs_two_links_and_one_pipeline() {
 fn a_late_member_holds_everyone_and_the_tree_climbs_to_a_top_switch() {
     // 64 nodes under 3 levels of 8-port switches: the root is a top switch, 6 links from
     // every member and back. Member 37 comes 3 us late.
-    let net = Net { radix: 8, levels: 3, class_vc: true, drop: 0.0 };
+    let net = Net { radix: 8, levels: 3, class_vc: true, drop: 0.0, per_node: 1 };
     let w = Rounds::barrier(64, 3, |r, k| if r == 37 && k == 1 { Time::from_us(3) } else { Time::from_ns(((r * 7 + k * 13) % 50) as u64) });
     let (w, counts) = ok(run(&net, w, None));
     never_early(&w);
@@ -110,7 +116,7 @@ fn a_late_member_holds_everyone_and_the_tree_climbs_to_a_top_switch() {
 
 #[test]
 fn the_result_does_not_depend_on_the_order_of_same_instant_events() {
-    let net = Net { radix: 8, levels: 3, class_vc: false, drop: 0.05 };
+    let net = Net { radix: 8, levels: 3, class_vc: false, drop: 0.05, per_node: 1 };
     let make = || {
         let mut w = Rounds::barrier(64, 4, |r, k| Time::from_ns(((r * 31 + k * 17) % 5 * 100) as u64));
         w.background = 3;
@@ -127,7 +133,7 @@ fn the_result_does_not_depend_on_the_order_of_same_instant_events() {
 
 #[test]
 fn lost_packets_are_resent_up_and_urged_down() {
-    let clean = Net { radix: 8, levels: 3, class_vc: true, drop: 0.0 };
+    let clean = Net { radix: 8, levels: 3, class_vc: true, drop: 0.0, per_node: 1 };
     let lossy = Net { drop: 0.15, ..clean };
     let w = || Rounds::barrier(64, 6, |r, k| Time::from_ns(((r * 13 + k * 7) % 9 * 50) as u64));
     let (a, ca) = ok(run(&clean, w(), None));
@@ -148,7 +154,7 @@ fn the_dedicated_vc_keeps_the_barrier_out_of_the_unicast_queues() {
     // source, and with the barrier on the unicast VCs its arrives queue behind Puts that wait
     // for node 0's link.
     let time = |class_vc| {
-        let net = Net { radix: 8, levels: 3, class_vc, drop: 0.0 };
+        let net = Net { radix: 8, levels: 3, class_vc, drop: 0.0, per_node: 1 };
         let mut w = Rounds::barrier(64, 1, |_, _| Time::from_us(1));
         w.background = 100;
         w.background_to = Some(|r, _| u32::from(r == 0));
@@ -161,11 +167,25 @@ fn the_dedicated_vc_keeps_the_barrier_out_of_the_unicast_queues() {
 }
 
 #[test]
-fn members_must_be_on_distinct_nodes_of_the_network() {
-    let net = Net { radix: 16, levels: 1, class_vc: true, drop: 0.0 };
-    let tree = FatTree::new(16, 1, 1, true).unwrap();
-    let _ = NodeId(0);
-    assert_eq!(tree.nodes(), 16);
+fn members_must_be_ranks_of_the_job() {
+    let net = Net { radix: 16, levels: 1, class_vc: true, drop: 0.0, per_node: 1 };
     let (w, _) = run(&net, Rounds::barrier(20, 1, |_, _| Time::ZERO), None);
     assert!(w.error.as_deref().unwrap_or("").contains("rank 16"), "{:?}", w.error);
+}
+
+#[test]
+fn a_nic_gathers_its_node_members_before_its_arrive_goes_up() {
+    // 16 ranks, two per node, on the 8 nodes of one switch: the same tree and the same time as
+    // one rank per node, and nobody leaves before the last member of any node has started.
+    let one = Net { radix: 16, levels: 1, class_vc: true, drop: 0.0, per_node: 1 };
+    let two = Net { per_node: 2, ..one };
+    let (a, _) = ok(run(&one, Rounds::barrier(8, 1, |_, _| Time::ZERO), None));
+    let (b, counts) = ok(run(&two, Rounds::barrier(16, 1, |_, _| Time::ZERO), None));
+    assert!(b.done.iter().all(|d| d[0] == a.done[0][0]));
+    assert_eq!(counts.packets, 24, "one arrive, ack and done per node");
+    // Staggered: the second member of node 5 (rank 11) comes 2 us late, over three rounds.
+    let w = Rounds::barrier(16, 3, |r, k| if r == 11 && k == 1 { Time::from_us(2) } else { Time::from_ns(((r * 5 + k * 3) % 7 * 40) as u64) });
+    let (w, _) = ok(run(&two, w, Some(9)));
+    never_early(&w);
+    assert!(w.done.iter().all(|d| d[1] > w.started[11][1]));
 }

@@ -1,9 +1,10 @@
 //! Dawning 5000's switch barrier: arrivals reduced up a tree of switches, completion sent down.
 //!
-//! A group ([`fabricsim_nic::HwGroup`], one rank per node) gets a [`SwitchTree`] on one plane
+//! A group ([`fabricsim_nic::HwGroup`]) gets a [`SwitchTree`] over its members' nodes on one plane
 //! of the fat-tree, rooted at a switch (the path is twice the leaf-to-root distance, not the
-//! leaf-to-leaf distance plus that, as a tree rooted at a node would need). When a member
-//! starts a barrier, its NIC's barrier logic sends an *arrive* packet to its leaf switch. A
+//! leaf-to-leaf distance plus that, as a tree rooted at a node would need). When every member on
+//! a node has started a barrier, the node's NIC barrier logic sends an *arrive* packet to its
+//! leaf switch. A
 //! switch's barrier logic (an agent, see [`crate::agent`]) answers each arrive with an *ack*,
 //! and once every child has arrived sends one arrive to its parent; the root, once all its
 //! children have arrived, sends *done* to each child, and each switch passes done on to its
@@ -89,10 +90,12 @@ enum Step {
     Urge {
         attempt: u32,
     },
-    /// A member's start reaches its NIC's barrier logic.
+    /// A member's start (of the entry's round, its own count) reaches its NIC's barrier logic.
     Start,
-    /// The member's NIC has finished: it hears the barrier is over.
-    Finish,
+    /// The NIC has finished: member `rank` hears the barrier is over.
+    Finish {
+        rank: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -117,8 +120,8 @@ impl Entry {
 struct ElemState {
     /// Rounds it has completed (its current round).
     round: u32,
-    /// Inputs arrived: bit `i` for child `i`, bit 0 for a member's own start (a switch has
-    /// fewer than 128 ports).
+    /// Inputs arrived: bit `i` for child `i`, bit 0 for the node's members all started (a
+    /// switch has fewer than 128 ports).
     got: u128,
     /// Its arrive has gone up; its ack has come; transmissions and urges so far.
     sent: bool,
@@ -127,17 +130,20 @@ struct ElemState {
     urges: u32,
     /// Packets it has sent this round (their losses are drawn from it).
     packets: u32,
-    /// Starts of the member's next rounds, made before this one was over.
-    early: u32,
+    /// A node's members that started this round, and the rounds of starts made for later ones.
+    local: u32,
+    ahead: Vec<u32>,
 }
 
 struct Group {
     tree: SwitchTree,
-    /// Per element: the member rank on a node element (`u32::MAX` on switches).
-    ranks: Vec<u32>,
+    /// Per element: the member ranks on a node element (none on switches).
+    ranks: Vec<Vec<u32>>,
     elem_of: HashMap<u32, u32>,
     state: Vec<ElemState>,
-    tags: Vec<VecDeque<u64>>,
+    /// Per member: barriers started, and the tags of those not over yet (oldest first).
+    started: HashMap<u32, u32>,
+    tags: HashMap<u32, VecDeque<u64>>,
     /// A member node (packets are numbered and counted at a node).
     anchor: u32,
 }
@@ -215,25 +221,34 @@ impl<O: Observer> Core<O> {
         if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
             return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
         }
-        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let of_rank: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        // The NIC's barrier logic gathers its node's members first: the tree is over nodes.
+        let mut nodes = of_rank.clone();
+        nodes.sort_unstable();
+        nodes.dedup();
         let Core { switch_barrier, graph, .. } = self;
         let unit = switch_barrier.as_deref_mut().ok_or("no switch barrier")?;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
         let tree = SwitchTree::build(&unit.tree, graph, unit.p.rail, &nodes, g.id).map_err(|e| format!("group {}: {e}", g.id))?;
-        let mut ranks = vec![u32::MAX; tree.elements.len()];
+        let mut ranks = vec![Vec::new(); tree.elements.len()];
         let mut elem_of = HashMap::new();
-        for (i, e) in tree.elements.iter().enumerate() {
-            if let At::Node(n) = e.at {
-                let m = nodes.iter().position(|&v| v == n.0).unwrap();
-                ranks[i] = g.members[m].0;
-                elem_of.insert(g.members[m].0, i as u32);
+        let elem_on: HashMap<u32, usize> =
+            tree.elements.iter().enumerate().filter_map(|(i, e)| if let At::Node(n) = e.at { Some((n.0, i)) } else { None }).collect();
+        for (r, n) in g.members.iter().zip(&of_rank) {
+            let i = elem_on[n];
+            if ranks[i].contains(&r.0) {
+                return Err(format!("group {} names rank {} twice", g.id, r.0));
             }
+            ranks[i].push(r.0);
+            elem_of.insert(r.0, i as u32);
         }
         let n = tree.elements.len();
         unit.index.insert(g.id, unit.groups.len() as u32);
-        unit.groups.push(Group { tree, ranks, elem_of, state: vec![ElemState::default(); n], tags: vec![VecDeque::new(); n], anchor: nodes[0] });
+        let group =
+            Group { tree, ranks, elem_of, state: vec![ElemState::default(); n], started: HashMap::new(), tags: HashMap::new(), anchor: nodes[0] };
+        unit.groups.push(group);
         Ok(())
     }
 
@@ -254,8 +269,11 @@ impl<O: Observer> Core<O> {
         let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
         let g = &mut unit.groups[gi as usize];
         let elem = *g.elem_of.get(&rank.0).ok_or_else(|| format!("rank {} is not a member of group {}", rank.0, c.group))?;
-        g.tags[elem as usize].push_back(c.tag);
-        let e = unit.events.insert(Entry { group: gi, elem, round: 0, step: Step::Start });
+        g.tags.entry(rank.0).or_default().push_back(c.tag);
+        let k = g.started.entry(rank.0).or_default();
+        let round = *k;
+        *k += 1;
+        let e = unit.events.insert(Entry { group: gi, elem, round, step: Step::Start });
         self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
         Ok(())
     }
@@ -315,13 +333,18 @@ impl<O: Observer> Core<O> {
             }
             Step::Process { kind, from } => self.barrier_process(x, kind, from),
             Step::Start => {
-                let st = &mut unit.groups[gi].state[ei];
-                if st.got & 1 != 0 {
-                    st.early += 1;
+                let g = &mut unit.groups[gi];
+                let st = &mut g.state[ei];
+                if x.round != st.round {
+                    // A start of a later round (the node's other members are still in this one).
+                    st.ahead.push(x.round);
                     return;
                 }
-                st.got |= 1;
-                self.barrier_check(x.group, x.elem);
+                st.local += 1;
+                if st.local == g.ranks[ei].len() as u32 {
+                    st.got |= 1;
+                    self.barrier_check(x.group, x.elem);
+                }
             }
             Step::Retry { attempt } | Step::Urge { attempt } => {
                 // A timer of this round's arrive: resend it if its ack has not come, urge the
@@ -345,10 +368,10 @@ impl<O: Observer> Core<O> {
                 self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
                 self.due = true;
             }
-            Step::Finish => {
+            Step::Finish { rank } => {
                 let g = &mut unit.groups[gi];
-                let tag = g.tags[ei].pop_front().expect("a barrier finished that its member did not start");
-                unit.done.push((g.ranks[ei], tag));
+                let tag = g.tags.get_mut(&rank).and_then(|t| t.pop_front()).expect("a barrier finished that its member did not start");
+                unit.done.push((rank, tag));
                 self.due = true;
             }
         }
@@ -426,16 +449,22 @@ impl<O: Observer> Core<O> {
         let g = &mut unit.groups[group as usize];
         let st = &mut g.state[elem as usize];
         let round = st.round;
-        let early = st.early;
-        *st = ElemState { round: round + 1, early: early.saturating_sub(1), got: u128::from(early > 0), ..Default::default() };
+        // Starts already made for the next round count in it.
+        let mut ahead = std::mem::take(&mut st.ahead);
+        let local = ahead.iter().filter(|&&r| r == round + 1).count() as u32;
+        ahead.retain(|&r| r != round + 1);
+        let all = local > 0 && local == g.ranks[elem as usize].len() as u32;
+        *st = ElemState { round: round + 1, local, ahead, got: u128::from(all), ..Default::default() };
         for &(c, _) in &g.tree.elements[elem as usize].children {
             unit.sends.push(Send { group, round, from: elem, to: c as u32, kind: Kind::Done });
         }
         self.due = true;
         if let At::Node(_) = g.tree.elements[elem as usize].at {
-            let e = unit.events.insert(Entry { group, elem, round, step: Step::Finish });
-            self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
-            if early > 0 {
+            for &rank in &g.ranks[elem as usize] {
+                let e = unit.events.insert(Entry { group, elem, round, step: Step::Finish { rank } });
+                self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
+            }
+            if all {
                 self.barrier_check(group, elem);
             }
         }
@@ -471,7 +500,7 @@ impl<O: Observer> Core<O> {
             At::Switch(_) => g.anchor,
         };
         let out = if from.parent == s.to as usize { from.up_port } else { from.children.iter().find(|&&(c, _)| c as u32 == s.to).unwrap().1 };
-        let (at, rank, anchor) = (from.at, g.ranks[s.from as usize], g.anchor);
+        let (at, rank, anchor) = (from.at, g.ranks[s.from as usize].first().copied().unwrap_or(0), g.anchor);
         let tag = unit.events.insert(Entry { group: s.group, elem: s.to, round: s.round, step: Step::Packet { kind: s.kind, from: s.from, corrupt } })
             as u64;
         let deterministic = fabricsim_nic::ROUTE_DETERMINISTIC;
