@@ -78,14 +78,15 @@ pub(crate) struct Cast {
     pub root: RouterId,
     /// Which of its group's broadcasts it is (members match their starts to it).
     seq: u32,
-    /// Bytes received so far per member rank.
+    /// Member nodes it goes to, and bytes received so far per node.
+    nodes: u32,
     received: HashMap<u32, u64>,
 }
 
 struct Group {
     members: Vec<u32>,
-    /// Member rank on each member node.
-    rank_on: HashMap<u32, u32>,
+    /// Member ranks on each member node (a node's NIC hands a broadcast to all of them).
+    rank_on: HashMap<u32, Vec<u32>>,
     root: u32,
     /// Per member rank: broadcasts it started and still waits for (tags), and broadcasts it
     /// received before starting them: by (rank, broadcast), the start's tag or the arrival time.
@@ -94,8 +95,6 @@ struct Group {
     /// Broadcasts the root has started; starts of each other member.
     casts: u32,
     starts: HashMap<u32, u32>,
-    /// A node holding two members (the group cannot broadcast: its barrier still can).
-    shared: Option<u32>,
 }
 
 /// What an `Ev::Multicast` entry is.
@@ -162,9 +161,6 @@ impl<O: Observer> Core<O> {
         if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
             return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
         }
-        let mut nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
-        nodes.sort_unstable();
-        let shared = nodes.windows(2).find(|w| w[0] == w[1]).map(|w| w[0]);
         let root = g.root.or(g.members.first().copied()).ok_or_else(|| format!("group {} has no members", g.id))?;
         let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
         if unit.index.contains_key(&g.id) {
@@ -172,18 +168,12 @@ impl<O: Observer> Core<O> {
         }
         unit.index.insert(g.id, unit.groups.len() as u32);
         let members = g.members.iter().map(|r| r.0).collect();
-        let rank_on = g.members.iter().map(|r| (self.node(r.0), r.0)).collect();
+        let mut rank_on: HashMap<u32, Vec<u32>> = HashMap::new();
+        for r in &g.members {
+            rank_on.entry(self.node(r.0)).or_default().push(r.0);
+        }
         let unit = self.multicast.as_deref_mut().unwrap();
-        unit.groups.push(Group {
-            members,
-            rank_on,
-            root: root.0,
-            waiting: HashMap::new(),
-            early: HashMap::new(),
-            casts: 0,
-            starts: HashMap::new(),
-            shared,
-        });
+        unit.groups.push(Group { members, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() });
         Ok(())
     }
 
@@ -199,9 +189,6 @@ impl<O: Observer> Core<O> {
         let g = &mut unit.groups[gi as usize];
         if !g.members.contains(&rank.0) {
             return Err(format!("rank {} is not a member of group {}", rank.0, c.group));
-        }
-        if let Some(n) = g.shared {
-            return Err(format!("group {}: node {n} holds two members: switch multicast takes one rank per node", c.group));
         }
         if rank.0 != g.root {
             // Its k-th start waits for the group's k-th broadcast.
@@ -237,17 +224,27 @@ impl<O: Observer> Core<O> {
     pub(crate) fn multicast_phase(&mut self) {
         let mut list = std::mem::take(&mut self.multicast.as_deref_mut().unwrap().sending);
         list.sort_unstable();
+        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
         for &(gi, seq, src, bytes) in &list {
-            let members = self.multicast.as_deref().unwrap().groups[gi as usize].members.clone();
-            let others: Vec<u32> = members.iter().copied().filter(|&r| r != src).collect();
-            let dests: Vec<u32> = others.iter().map(|&r| self.node(r)).collect();
-            let cast = match self.make_cast(gi, seq, self.node(src), &dests, bytes) {
-                Ok(c) => c,
-                Err(e) => panic!("group {gi}: {e}"),
+            let src_node = self.node(src);
+            let g = &self.multicast.as_deref().unwrap().groups[gi as usize];
+            // Members on the root's node have the data from its NIC; the others' nodes get it
+            // through the network.
+            let local: Vec<u32> = g.rank_on[&src_node].iter().copied().filter(|&r| r != src).collect();
+            let mut dests: Vec<u32> = g.rank_on.keys().copied().filter(|&n| n != src_node).collect();
+            dests.sort_unstable();
+            // The message goes to the member of its only other node, or to its root as a
+            // placeholder: copies name their nodes as they reach them.
+            let to = if dests.len() == 1 { g.rank_on[&dests[0]][0] } else { src };
+            for r in local {
+                self.multicast_member_has(gi as usize, r, seq, at);
+            }
+            if dests.is_empty() {
+                continue;
+            }
+            let Ok(cast) = self.make_cast(gi, seq, src_node, &dests, bytes) else {
+                unreachable!("the root switches of a group's nodes have them all below")
             };
-            // To its only other member, or to itself as a placeholder: copies name their nodes
-            // as they reach them.
-            let to = if others.len() == 1 { others[0] } else { src };
             let route = (0, self.multicast.as_deref().unwrap().p.rail as u8, fabricsim_nic::ROUTE_DETERMINISTIC);
             self.send(src, to, bytes, cast as u64, MCAST_HINT, 0, crate::packet::MULTICAST, route);
         }
@@ -295,7 +292,8 @@ impl<O: Observer> Core<O> {
         *unit.roots.entry(root.0).or_default() += 1;
         let id = unit.next_cast;
         unit.next_cast = id.wrapping_add(1);
-        unit.casts.insert(id, Cast { group: gi, seq, bytes, up, down, root, received: HashMap::new() });
+        let nodes = dests.len() as u32;
+        unit.casts.insert(id, Cast { group: gi, seq, bytes, up, down, root, nodes, received: HashMap::new() });
         Ok(id)
     }
 
@@ -313,22 +311,31 @@ impl<O: Observer> Core<O> {
         n
     }
 
-    /// A copy of broadcast `tag` with `payload` bytes reached member `rank`'s node.
+    /// A copy of broadcast `tag` with `payload` bytes reached the node of member `rank`: once
+    /// all its bytes are in, every member on the node has it.
     pub(crate) fn multicast_received(&mut self, tag: u32, rank: u32, payload: u64) {
         let at = self.queue.now().ps() + self.p.rx_overhead.ps();
+        let node = self.node(rank);
         let unit = self.multicast.as_deref_mut().unwrap();
         let cast = unit.casts.get_mut(&tag).expect("a copy of a broadcast that is over");
-        let got = cast.received.entry(rank).or_default();
+        let got = cast.received.entry(node).or_default();
         *got += payload;
         if *got < cast.bytes {
             return;
         }
         let (gi, seq) = (cast.group as usize, cast.seq);
-        let members = unit.groups[gi].members.len() as u32 - 1;
-        let all = cast.received.values().filter(|&&b| b >= cast.bytes).count() as u32 == members;
-        if all {
+        if cast.received.values().filter(|&&b| b >= cast.bytes).count() as u32 == cast.nodes {
             unit.casts.remove(&tag);
         }
+        for r in unit.groups[gi].rank_on[&node].clone() {
+            self.multicast_member_has(gi, r, seq, at);
+        }
+    }
+
+    /// Member `rank` of group `gi` has broadcast `seq`, its NIC done with it at `at`: its start
+    /// of that broadcast ends then, or when it comes.
+    fn multicast_member_has(&mut self, gi: usize, rank: u32, seq: u32, at: u64) {
+        let unit = self.multicast.as_deref_mut().unwrap();
         let g = &mut unit.groups[gi];
         match g.waiting.remove(&(rank, seq)) {
             Some(t) => {
@@ -336,16 +343,16 @@ impl<O: Observer> Core<O> {
                 self.queue.schedule(Time(at), Ev::Multicast(f));
             }
             None => {
-                g.early.insert((rank, seq), self.queue.now().ps());
+                g.early.insert((rank, seq), at - self.p.rx_overhead.ps());
             }
         }
     }
 
-    /// The member rank of broadcast `tag`'s group on `node`.
+    /// A member rank of broadcast `tag`'s group on `node`.
     pub(crate) fn multicast_rank_on(&self, tag: u32, node: u32) -> Option<u32> {
         let unit = self.multicast.as_deref()?;
         let cast = unit.casts.get(&tag)?;
-        unit.groups[cast.group as usize].rank_on.get(&node).copied()
+        unit.groups[cast.group as usize].rank_on.get(&node).map(|r| r[0])
     }
 
     /// An `Ev::Multicast` event.
