@@ -214,3 +214,22 @@ fn fixed_roots_stay_put_and_random_and_hlse_spread() {
     assert!(hlse.len() >= 6, "{hlse:?}");
     assert_eq!(random.iter().map(|r| r.1).sum::<u64>(), 16);
 }
+
+#[test]
+fn a_broadcast_beside_saturating_unicast_takes_its_outputs_instead_of_starving() {
+    // 128 nodes under two levels of 16-port switches. Every node but 0 streams 60 Puts (700 to
+    // 1,230 B, so the links' packets end at different times) to the node 37 on, about 10 us of
+    // its link, and node 0 broadcasts to all at 1 us. A copying switch takes its outputs off the
+    // bulletin at once: they finish their Puts and wait for it, so it goes within a packet time
+    // or so of each hop, long before the Puts are over. (Waiting for an instant when all its
+    // outputs happen to be idle, it would wait for the Puts to end.)
+    let make = || {
+        let mut w = Casts::new(vec![(0..128).collect()], vec![Time::from_us(1)], 64);
+        w.background = (1..128).flat_map(|r| std::iter::repeat_n((r, (r + 37) % 128, 700 + 53 * (r as u64 % 11)), 60)).collect();
+        w
+    };
+    let (r, w, _) = run(16, 2, true, RootChoice::Hlse, make(), None);
+    r.unwrap();
+    let last = w.done[0].iter().map(|d| d.unwrap()).max().unwrap();
+    assert!(last < Time::from_us(6), "the broadcast took until {last}");
+}
