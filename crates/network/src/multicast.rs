@@ -5,10 +5,11 @@
 //! source picks the tree's root switch among the lowest switches that have the source and every
 //! member below them (see [`RootChoice`]; once the root is chosen the whole path is fixed). The
 //! packets climb from the source to that switch on the unique path to it, then go down its
-//! [`SwitchTree`] of the members: where a switch has several children in the tree, the packet
-//! is copied to all of them at once (see [`crate::replicate`]). A member's NIC receives its
-//! copies as any packet; the member is done when all of the broadcast's bytes are in (and its
-//! receive overhead has passed). The root is done once its NIC has taken the request.
+//! [`SwitchTree`] of the members' nodes: where a switch has several children in the tree, the
+//! packet is copied to all of them at once (see [`crate::replicate`]). A node's NIC receives its
+//! copies as any packet and hands the broadcast to every member on the node once all its bytes
+//! are in (they are done after the receive overhead); members on the root's node have it from
+//! the root's NIC. The root is done once its NIC has taken the request.
 
 use crate::sim::{Core, Ev};
 use crate::switch_tree::SwitchTree;
@@ -78,8 +79,9 @@ pub(crate) struct Cast {
     pub root: RouterId,
     /// Which of its group's broadcasts it is (members match their starts to it).
     seq: u32,
-    /// Member nodes it goes to, and bytes received so far per node.
+    /// Member nodes it goes to, those that have all of it, and bytes received so far per node.
     nodes: u32,
+    full: u32,
     received: HashMap<u32, u64>,
 }
 
@@ -120,7 +122,8 @@ pub(crate) struct Multicast {
     /// Roots chosen so far, by router id (for reports and tests).
     pub(crate) roots: HashMap<u32, u64>,
     pub(crate) done: Vec<(u32, u64)>,
-    /// Broadcasts whose data leaves this instant: (group, root rank, bytes), sent in the phase.
+    /// Broadcasts whose data leaves this instant: (group, broadcast, root rank, bytes), sent in
+    /// the phase.
     sending: Vec<(u32, u32, u32, u64)>,
 }
 
@@ -170,7 +173,11 @@ impl<O: Observer> Core<O> {
         let members = g.members.iter().map(|r| r.0).collect();
         let mut rank_on: HashMap<u32, Vec<u32>> = HashMap::new();
         for r in &g.members {
-            rank_on.entry(self.node(r.0)).or_default().push(r.0);
+            let on = rank_on.entry(self.node(r.0)).or_default();
+            if on.contains(&r.0) {
+                return Err(format!("group {} names rank {} twice", g.id, r.0));
+            }
+            on.push(r.0);
         }
         let unit = self.multicast.as_deref_mut().unwrap();
         unit.groups.push(Group { members, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() });
@@ -293,7 +300,7 @@ impl<O: Observer> Core<O> {
         let id = unit.next_cast;
         unit.next_cast = id.wrapping_add(1);
         let nodes = dests.len() as u32;
-        unit.casts.insert(id, Cast { group: gi, seq, bytes, up, down, root, nodes, received: HashMap::new() });
+        unit.casts.insert(id, Cast { group: gi, seq, bytes, up, down, root, nodes, full: 0, received: HashMap::new() });
         Ok(id)
     }
 
@@ -324,7 +331,8 @@ impl<O: Observer> Core<O> {
             return;
         }
         let (gi, seq) = (cast.group as usize, cast.seq);
-        if cast.received.values().filter(|&&b| b >= cast.bytes).count() as u32 == cast.nodes {
+        cast.full += 1;
+        if cast.full == cast.nodes {
             unit.casts.remove(&tag);
         }
         for r in unit.groups[gi].rank_on[&node].clone() {

@@ -79,8 +79,8 @@ impl<O: Observer> Core<O> {
     }
 
     /// A multicast packet (or copy) leaves on `out`: if that is a NIC's link, it names that node
-    /// and its message the member rank there (where the broadcast's bytes are counted; an
-    /// original sent whole to its one other member names it already).
+    /// and its message a member rank there, the node's first (where the broadcast's bytes are
+    /// counted; an original sent whole to its one other node names it already).
     fn name_receiver(&mut self, pkt: PacketId, out: u32) {
         if self.graph.kind[out as usize] == PortKind::Terminal {
             let node = self.graph.peer[out as usize];

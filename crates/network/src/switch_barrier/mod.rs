@@ -337,6 +337,7 @@ impl<O: Observer> Core<O> {
                 let st = &mut g.state[ei];
                 if x.round != st.round {
                     // A start of a later round (the node's other members are still in this one).
+                    debug_assert!(x.round > st.round, "a start of a round already over");
                     st.ahead.push(x.round);
                     return;
                 }
