@@ -354,16 +354,16 @@ fn floor(s: &Scenario, topology: &Topology) -> Result<Option<packaging::Floor>, 
     }))
 }
 
-/// The fat-tree whose switches have the logic of scenario section `section` (Dawning's), with
-/// `rail` one of its planes.
-fn switch_plane<'a>(s: &'a Scenario, section: &str, rail: u32) -> Result<&'a crate::scenario::FatTreeSpec, ConfigError> {
+/// Scenario section `section` (Dawning's switch logic) needs a fat-tree, and `rail` one of its
+/// planes.
+fn switch_plane(s: &Scenario, section: &str, rail: u32) -> Result<(), ConfigError> {
     let TopologySpec::FatTree(f) = &s.topology else {
         return Err(ConfigError::new(format!("{section}.enabled"), "this is logic in the switches of a fat-tree"));
     };
     if rail >= f.rails {
         return Err(ConfigError::new(format!("{section}.rail"), format!("{rail}: the network has {} rails", f.rails)));
     }
-    Ok(f)
+    Ok(())
 }
 
 /// The switch barrier's parameters (`[switch_barrier]`), on a fat-tree only.
@@ -372,7 +372,7 @@ fn switch_barrier(s: &Scenario) -> Result<Option<Box<fabricsim_network::switch_b
     if !b.enabled {
         return Ok(None);
     }
-    let f = switch_plane(s, "switch_barrier", b.rail)?;
+    switch_plane(s, "switch_barrier", b.rail)?;
     if !(0.0..1.0).contains(&b.drop) {
         return Err(ConfigError::new("switch_barrier.drop", format!("{}: a probability below 1", b.drop)));
     }
@@ -392,10 +392,6 @@ fn switch_barrier(s: &Scenario) -> Result<Option<Box<fabricsim_network::switch_b
         }
     }
     Ok(Some(Box::new(fabricsim_network::switch_barrier::SwitchBarrierParams {
-        radix: f.radix,
-        levels: f.levels,
-        rails: f.rails,
-        full_radix_top: f.full_radix_top,
         rail: b.rail,
         delay: b.delay,
         payload,
@@ -412,12 +408,8 @@ fn multicast(s: &Scenario) -> Result<Option<Box<fabricsim_network::multicast::Mu
     if !m.enabled {
         return Ok(None);
     }
-    let f = switch_plane(s, "multicast", m.rail)?;
+    switch_plane(s, "multicast", m.rail)?;
     Ok(Some(Box::new(fabricsim_network::multicast::MulticastParams {
-        radix: f.radix,
-        levels: f.levels,
-        rails: f.rails,
-        full_radix_top: f.full_radix_top,
         rail: m.rail,
         grb: m.grb,
         root: m.root,

@@ -83,12 +83,76 @@ impl<O: Observer> Core<O> {
     pub(crate) fn agent_send(&mut self, out: u32, s: AgentSend) {
         let a = self.agents.as_deref_mut().expect("agent send without agents");
         a.waiting.entry(out).or_default().push_back(s);
+        self.claim_output(out);
+    }
+
+    /// Something of the switch's own (an agent packet, a multicast packet) waits for output
+    /// `out`: set its agent bit, and arbitrate it at the end of the instant if it is idle.
+    pub(crate) fn claim_output(&mut self, out: u32) {
         let o = &mut self.outs[out as usize];
         o.add_request(AGENT_BIT);
         self.requested[out as usize / 64] |= 1 << (out % 64);
         if o.busy_until <= self.queue.now().ps() {
             self.post_arbitration(out);
         }
+    }
+
+    /// Output `out`'s agent bit goes once neither agent packets nor multicast packets wait for it.
+    pub(crate) fn release_output(&mut self, out: u32) {
+        let a = self.agents.as_deref().unwrap();
+        if !a.waiting.contains_key(&out) && !a.copy_waits.contains_key(&out) && self.outs[out as usize].take_request(AGENT_BIT) {
+            self.requested[out as usize / 64] &= !(1 << (out % 64));
+        }
+    }
+
+    /// Packet `pkt`, head of input VC `q`, leaves the queue: the VC stays busy until it is gone
+    /// (as in `Core::grant`).
+    pub(crate) fn take_head(&mut self, q: InputVcId, pkt: PacketId) {
+        let next = self.packets.get(pkt).next;
+        let v = &mut self.vcq[q.index()];
+        debug_assert!(v.head == pkt && !v.busy());
+        v.head = next;
+        if next == PacketId::NIL {
+            v.tail = PacketId::NIL;
+        }
+        v.flags |= crate::records::BUSY;
+    }
+
+    /// Send `pkt`, a packet the switch made, on output `out` (VC `vc`) now, its tail leaving at
+    /// `finish`; `extra`: time the switch adds before it reaches the next router or NIC. The
+    /// output's counters and credit are kept as for any hop, and it arbitrates again at `finish`.
+    pub(crate) fn launch(&mut self, out: u32, pkt: PacketId, vc: u8, finish: u64, extra: u64) {
+        let now = self.queue.now().ps();
+        let wire = self.packets.get(pkt).wire_bytes;
+        self.in_network += 1;
+        self.out.packets_injected += 1;
+        self.out.packet_hops += 1;
+        self.close_stall(out, now);
+        let o = &mut self.outs[out as usize];
+        o.busy_until = finish;
+        o.bytes += wire as u64;
+        o.packets += 1;
+        o.busy_ps += finish - now;
+        let (lat, class, peer) = (o.latency as u64, o.class, o.peer);
+        self.obs.on_hop(fabricsim_core::PortId(out), Time(now), Time(finish), wire);
+        if class == channel::TERMINAL {
+            self.last_progress = self.last_progress.max(finish + lat + extra);
+            self.queue.schedule_on(lane::DELIVER, Time(finish + lat + extra), Ev::Deliver(pkt));
+        } else {
+            let ds_q = InputVcId(peer * self.vcs + vc as u32);
+            let ready = now + lat + self.p.router_delay.ps() + extra;
+            self.last_progress = self.last_progress.max(ready.max(finish));
+            let charge = self.charge(vc, wire);
+            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
+        }
+        self.queue.schedule(Time(finish), Ev::AgentFree(out));
+    }
+
+    /// The next packet number of node `src` (a packet's identity is its source and number).
+    pub(crate) fn next_packet_seq(&mut self, src: u32) -> u32 {
+        let seq = self.next_seq[src as usize];
+        self.next_seq[src as usize] = seq.wrapping_add(1);
+        seq
     }
 
     /// Packet `pkt` (with [`SINK_HINT`]), head of its input VC, has passed its switch's
@@ -103,13 +167,7 @@ impl<O: Observer> Core<O> {
         let (in_port, _) = self.vcs_div.div_rem(p.q.0);
         let (router, _) = self.router_of(in_port);
         let sink = self.agents.as_deref().expect("a sink packet without agents").sinks + router;
-        let v = &mut self.vcq[p.q.index()];
-        debug_assert!(v.head == pkt && !v.busy());
-        v.head = p.next;
-        if p.next == PacketId::NIL {
-            v.tail = PacketId::NIL;
-        }
-        v.flags |= crate::records::BUSY;
+        self.take_head(p.q, pkt);
         self.packets.get_mut(pkt).out = sink;
         let done = now.max(p.tail);
         self.last_progress = self.last_progress.max(done);
@@ -145,9 +203,7 @@ impl<O: Observer> Core<O> {
         list.pop_front();
         if list.is_empty() {
             a.waiting.remove(&out);
-            if !a.copy_waits.contains_key(&out) && self.outs[out as usize].take_request(AGENT_BIT) {
-                self.requested[out as usize / 64] &= !(1 << (out % 64));
-            }
+            self.release_output(out);
         }
         let m = self.messages.insert(Message {
             src: 0,
@@ -167,10 +223,8 @@ impl<O: Observer> Core<O> {
             pace: 0,
             route: s.zone,
         });
-        let seq = self.next_seq[s.src as usize];
-        self.next_seq[s.src as usize] = seq.wrapping_add(1);
+        let seq = self.next_packet_seq(s.src);
         let finish = now + self.timing.serialization(o.class, wire);
-        let lat = o.latency as u64;
         let pkt = self.packets.insert(Packet {
             seq,
             src: s.src,
@@ -192,27 +246,7 @@ impl<O: Observer> Core<O> {
             escaped: false,
             agent: false,
         });
-        self.in_network += 1;
-        self.out.packets_injected += 1;
-        self.out.packet_hops += 1;
-        self.close_stall(out, now);
-        let o = &mut self.outs[out as usize];
-        o.busy_until = finish;
-        o.bytes += wire as u64;
-        o.packets += 1;
-        o.busy_ps += finish - now;
-        self.obs.on_hop(fabricsim_core::PortId(out), Time(now), Time(finish), wire);
-        if terminal {
-            self.last_progress = self.last_progress.max(finish + lat);
-            self.queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
-        } else {
-            let ds_q = InputVcId(o.peer * self.vcs + vc as u32);
-            let ready = now + lat + self.p.router_delay.ps();
-            self.last_progress = self.last_progress.max(ready.max(finish));
-            let charge = self.charge(vc, wire);
-            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
-        }
-        self.queue.schedule(Time(finish), Ev::AgentFree(out));
+        self.launch(out, pkt, vc, finish, 0);
         true
     }
 

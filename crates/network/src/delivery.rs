@@ -93,7 +93,7 @@ impl<O: Observer> Core<O> {
                 None
             }
             SWITCH_BARRIER => {
-                self.barrier_packet(m.tag as u32);
+                self.barrier_event(m.tag as u32);
                 None
             }
             GATE_SIGNAL => {

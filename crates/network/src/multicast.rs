@@ -13,7 +13,7 @@
 
 use crate::sim::{Core, Ev};
 use crate::switch_tree::SwitchTree;
-use fabricsim_core::{NodeId, RouterId, Time};
+use fabricsim_core::{RouterId, Time};
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
 use fabricsim_stats::Observer;
 use serde::{Deserialize, Serialize};
@@ -49,11 +49,6 @@ impl RootChoice {
 /// Dawning's multicast in the switches (`[multicast]` in a scenario).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MulticastParams {
-    /// The fat-tree (as `fabricsim_topology::FatTree::new` takes it).
-    pub radix: u32,
-    pub levels: u32,
-    pub rails: u32,
-    pub full_radix_top: bool,
     /// The plane multicast packets use.
     pub rail: u32,
     /// The Global Resource Bulletin: a packet with several outputs takes them all at once,
@@ -86,8 +81,9 @@ pub(crate) struct Cast {
 }
 
 struct Group {
-    members: Vec<u32>,
-    /// Member ranks on each member node (a node's NIC hands a broadcast to all of them).
+    /// Its members' nodes (ascending), and the member ranks on each (a node's NIC hands a
+    /// broadcast to all of them).
+    nodes: Vec<u32>,
     rank_on: HashMap<u32, Vec<u32>>,
     root: u32,
     /// Per member rank: broadcasts it started and still waits for (tags), and broadcasts it
@@ -128,10 +124,10 @@ pub(crate) struct Multicast {
 }
 
 impl Multicast {
-    pub(crate) fn new(p: MulticastParams) -> Result<Self, String> {
-        let tree = fabricsim_topology::FatTree::new(p.radix, p.levels, p.rails, p.full_radix_top).map_err(|e| e.to_string())?;
-        if p.rail >= p.rails {
-            return Err(format!("rail {} of a {}-rail network", p.rail, p.rails));
+    /// The logic of fat-tree `tree`'s switches.
+    pub(crate) fn new(p: MulticastParams, tree: fabricsim_topology::FatTree) -> Result<Self, String> {
+        if p.rail >= tree.rails() {
+            return Err(format!("rail {} of a {}-rail network", p.rail, tree.rails()));
         }
         Ok(Multicast {
             p,
@@ -161,26 +157,21 @@ impl Multicast {
 impl<O: Observer> Core<O> {
     /// Make group `g` (its root rank broadcasts; the first member without one).
     pub(crate) fn multicast_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
-            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
-        }
+        let of_rank = self.group_nodes(g)?;
         let root = g.root.or(g.members.first().copied()).ok_or_else(|| format!("group {} has no members", g.id))?;
         let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
-        unit.index.insert(g.id, unit.groups.len() as u32);
-        let members = g.members.iter().map(|r| r.0).collect();
         let mut rank_on: HashMap<u32, Vec<u32>> = HashMap::new();
-        for r in &g.members {
-            let on = rank_on.entry(self.node(r.0)).or_default();
-            if on.contains(&r.0) {
-                return Err(format!("group {} names rank {} twice", g.id, r.0));
-            }
-            on.push(r.0);
+        for (r, &n) in g.members.iter().zip(&of_rank) {
+            rank_on.entry(n).or_default().push(r.0);
         }
-        let unit = self.multicast.as_deref_mut().unwrap();
-        unit.groups.push(Group { members, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() });
+        let mut nodes: Vec<u32> = rank_on.keys().copied().collect();
+        nodes.sort_unstable();
+        unit.index.insert(g.id, unit.groups.len() as u32);
+        let group = Group { nodes, rank_on, root: root.0, waiting: HashMap::new(), early: HashMap::new(), casts: 0, starts: HashMap::new() };
+        unit.groups.push(group);
         Ok(())
     }
 
@@ -191,10 +182,12 @@ impl<O: Observer> Core<O> {
         if c.kind != HwKind::Broadcast {
             return Err(format!("the switch multicast does broadcasts, not a {:?}", c.kind));
         }
+        // (A rank beyond the job is on no node: not a member.)
+        let node = if rank.0 < self.ranks() { self.node(rank.0) } else { u32::MAX };
         let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
         let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
         let g = &mut unit.groups[gi as usize];
-        if !g.members.contains(&rank.0) {
+        if !g.rank_on.get(&node).is_some_and(|on| on.contains(&rank.0)) {
             return Err(format!("rank {} is not a member of group {}", rank.0, c.group));
         }
         if rank.0 != g.root {
@@ -217,7 +210,7 @@ impl<O: Observer> Core<O> {
         // The root's part: its NIC takes the request; the data leaves then, as a message's does.
         let f = unit.steps.insert(Step::Finish { rank: rank.0, tag: c.tag });
         self.queue.schedule(Time(now + tx), Ev::Multicast(f));
-        if g.members.len() > 1 {
+        if g.nodes.len() > 1 || g.rank_on[&g.nodes[0]].len() > 1 {
             let seq = g.casts;
             g.casts += 1;
             let f = unit.steps.insert(Step::Send { rank: rank.0, group: gi, bytes: c.bytes.max(1), seq });
@@ -238,8 +231,7 @@ impl<O: Observer> Core<O> {
             // Members on the root's node have the data from its NIC; the others' nodes get it
             // through the network.
             let local: Vec<u32> = g.rank_on[&src_node].iter().copied().filter(|&r| r != src).collect();
-            let mut dests: Vec<u32> = g.rank_on.keys().copied().filter(|&n| n != src_node).collect();
-            dests.sort_unstable();
+            let dests: Vec<u32> = g.nodes.iter().copied().filter(|&n| n != src_node).collect();
             // The message goes to the member of its only other node, or to its root as a
             // placeholder: copies name their nodes as they reach them.
             let to = if dests.len() == 1 { g.rank_on[&dests[0]][0] } else { src };
@@ -279,21 +271,11 @@ impl<O: Observer> Core<O> {
         };
         let f = &unit.tree;
         let tree = SwitchTree::from_root(f, &self.graph, root, dests)?;
-        let mut down = HashMap::new();
-        for e in &tree.elements {
-            if let crate::switch_tree::At::Switch(r) = e.at {
-                down.insert(r.0, e.children.iter().map(|&(_, port)| port).collect::<Vec<u32>>());
-            }
-        }
-        // The unique path from the root down to the source, climbed the other way.
-        let mut up = HashMap::new();
-        let (_, level, _) = f.locate(root);
-        let mut router = root;
-        for l in (2..=level).rev() {
-            let peer = self.graph.peer_port(self.graph.port(router, f.digit(NodeId(src), l)));
-            router = self.graph.owner[peer.index()];
-            up.insert(router.0, peer.0);
-        }
+        let down = tree.switch_elements().map(|(r, e)| (r.0, e.children.iter().map(|&(_, port)| port).collect())).collect();
+        // The unique path from the root down to the source, climbed the other way: each switch
+        // on it below the root sends up on its port toward its parent.
+        let path = SwitchTree::from_root(f, &self.graph, root, &[src])?;
+        let up = path.switch_elements().filter(|(_, e)| e.parent != usize::MAX).map(|(r, e)| (r.0, e.up_port)).collect();
         let unit = self.multicast.as_deref_mut().unwrap();
         unit.started += 1;
         *unit.roots.entry(root.0).or_default() += 1;

@@ -30,15 +30,8 @@ impl<O: Observer> Core<O> {
         let measured = now >= self.window_start && now < self.window_end && !hardware_op(op);
         let bytes = bytes.max(1);
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
-        // A priority class travels on its class VC when the routers have them (the highest
-        // classes share the last one).
-        // It keeps the deterministic bit: class messages, deterministic too, keep to their pair's
-        // engine (see `deal`).
-        let route = if prio > 0 && self.class_vcs > 0 {
-            fabricsim_nic::ROUTE_DETERMINISTIC | fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1)
-        } else {
-            route & !fabricsim_routing::classes::CLASS_VC
-        };
+        // Class messages, deterministic, keep to their pair's engine (see `deal`).
+        let route = self.class_route(prio, route);
         let m = self.messages.insert(Message {
             src,
             dst,
@@ -90,6 +83,18 @@ impl<O: Observer> Core<O> {
             };
             self.posted.push(&mut self.messages, src, m);
             self.queue.schedule_on(lane::MSG_READY, Time(start + nic), Ev::MsgReady(src));
+        }
+    }
+
+    /// The routing selector of a message of priority class `prio` with selector `route`: its
+    /// class VC when the routers have them (the highest classes share the last one), keeping the
+    /// deterministic bit; otherwise `route` without the class bits.
+    #[inline]
+    pub(crate) fn class_route(&self, prio: u8, route: u8) -> u8 {
+        if prio > 0 && self.class_vcs > 0 {
+            fabricsim_nic::ROUTE_DETERMINISTIC | fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1)
+        } else {
+            route & !fabricsim_routing::classes::CLASS_VC
         }
     }
 

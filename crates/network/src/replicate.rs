@@ -16,12 +16,10 @@
 //! Without it, the packet takes each output as that output frees and holds it (idle) until it
 //! has them all: two multicasts that each hold an output the other wants then wait forever.
 
-use crate::agent::AGENT_BIT;
 use crate::channel;
-use crate::link;
 use crate::multicast::MCAST_HINT;
 use crate::packet::{Message, Packet, PacketId, NIL};
-use crate::records::{InputVcId, BUSY};
+use crate::records::InputVcId;
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_stats::Observer;
@@ -60,7 +58,6 @@ impl<O: Observer> Core<O> {
             (pk.out, pk.out_vc) = (out, in_vc as u8);
             return self.post_request(pkt, out, in_vc as u8, false, 0);
         }
-        let now = self.queue.now().ps();
         let agents = self.agents.as_deref_mut().unwrap();
         let w = agents.next_copy;
         agents.next_copy = w.wrapping_add(1);
@@ -69,12 +66,7 @@ impl<O: Observer> Core<O> {
             agents.copy_waits.entry(out).or_default().push(w);
         }
         for &out in &outs {
-            let o = &mut self.outs[out as usize];
-            o.add_request(AGENT_BIT);
-            self.requested[out as usize / 64] |= 1 << (out % 64);
-            if o.busy_until <= now {
-                self.post_arbitration(out);
-            }
+            self.claim_output(out);
         }
     }
 
@@ -173,9 +165,7 @@ impl<O: Observer> Core<O> {
         list.retain(|&x| x != w);
         if list.is_empty() {
             agents.copy_waits.remove(&out);
-            if !agents.sends_wait(out) && self.outs[out as usize].take_request(AGENT_BIT) {
-                self.requested[out as usize / 64] &= !(1 << (out % 64));
-            }
+            self.release_output(out);
         }
     }
 
@@ -191,12 +181,7 @@ impl<O: Observer> Core<O> {
             }
         }
         let p = *self.packets.get(c.pkt);
-        let v = &mut self.vcq[p.q.index()];
-        v.head = p.next;
-        if p.next == PacketId::NIL {
-            v.tail = PacketId::NIL;
-        }
-        v.flags |= BUSY;
+        self.take_head(p.q, c.pkt);
         let vc = (p.q.0 % self.vcs) as u8;
         let extra = self.multicast.as_deref().unwrap().p.copy_delay.ps();
         let m = *self.messages.get(p.msg);
@@ -206,32 +191,10 @@ impl<O: Observer> Core<O> {
             let finish = (now + self.timing.serialization(o.class, p.wire_bytes)).max(p.tail);
             end = end.max(finish);
             let msg = self.messages.insert(Message { bytes: p.payload as u64, packetized: p.payload as u64, delivered: 0, next: NIL, ..m });
-            let seq = self.next_seq[p.src as usize];
-            self.next_seq[p.src as usize] = seq.wrapping_add(1);
+            let seq = self.next_packet_seq(p.src);
             let copy = self.packets.insert(Packet { seq, msg, next: PacketId::NIL, out: NIL, out_vc: vc, armed: false, hint: MCAST_HINT, ..p });
             self.name_receiver(copy, out);
-            self.in_network += 1;
-            self.out.packets_injected += 1;
-            self.out.packet_hops += 1;
-            self.close_stall(out, now);
-            let lat = o.latency as u64;
-            let o = &mut self.outs[out as usize];
-            o.busy_until = finish;
-            o.bytes += p.wire_bytes as u64;
-            o.packets += 1;
-            o.busy_ps += finish - now;
-            self.obs.on_hop(fabricsim_core::PortId(out), Time(now), Time(finish), p.wire_bytes);
-            if o.class == channel::TERMINAL {
-                self.last_progress = self.last_progress.max(finish + lat + extra);
-                self.queue.schedule_on(lane::DELIVER, Time(finish + lat + extra), Ev::Deliver(copy));
-            } else {
-                let ds_q = InputVcId(o.peer * self.vcs + vc as u32);
-                let ready = now + lat + self.p.router_delay.ps() + extra;
-                self.last_progress = self.last_progress.max(ready.max(finish));
-                let charge = self.charge(vc, p.wire_bytes);
-                link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, copy, ds_q, charge, finish + lat, ready, false);
-            }
-            self.queue.schedule(Time(finish), Ev::AgentFree(out));
+            self.launch(out, copy, vc, finish, extra);
         }
         // The original's buffer frees when the last copy has left.
         self.packets.get_mut(c.pkt).out = c.outs[0];

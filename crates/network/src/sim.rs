@@ -568,11 +568,20 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 v.credits = if vc < own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { class_buffer };
             }
         }
-        // Switch agents: a sink output per router, after the engines (see `crate::agent`).
-        let shape = params.switch_barrier.as_ref().map(|b| (b.radix, b.levels, b.rails, b.full_radix_top));
-        let agents = match shape.or(params.multicast.as_ref().map(|m| (m.radix, m.levels, m.rails, m.full_radix_top))) {
-            None => None,
-            Some((radix, levels, rails, full_radix_top)) => {
+        // Switch agents: a sink output per router, after the engines (see `crate::agent`), for
+        // the logic in a fat-tree's switches (the up/down routing's tree).
+        let fat_tree = match routing.kind() {
+            fabricsim_routing::Kind::UpDown(u) => Some(u.tree().clone()),
+            _ => None,
+        };
+        let switch_logic = params.switch_barrier.is_some() || params.multicast.is_some();
+        let agents = match (switch_logic, &fat_tree) {
+            (false, _) => None,
+            (true, None) => {
+                let field = if params.switch_barrier.is_some() { "switch_barrier.enabled" } else { "multicast.enabled" };
+                return Err(fabricsim_core::ConfigError::new(field, "this is logic in the switches of a fat-tree (up/down routing)").into());
+            }
+            (true, Some(_)) => {
                 if max_ports * vcs > crate::agent::AGENT_BIT {
                     let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
                     return Err(fabricsim_core::ConfigError::new("router.vcs", msg).into());
@@ -584,12 +593,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                         return Err(fabricsim_core::ConfigError::new("switch_barrier.payload", msg).into());
                     }
                 }
-                let tree = fabricsim_topology::FatTree::new(radix, levels, rails, full_radix_top)?;
-                if tree.switches() != graph.routers || tree.nodes() != graph.nodes {
-                    return Err(
-                        fabricsim_core::ConfigError::new("switch_barrier.enabled", "the switch hardware's fat-tree is not the network's").into()
-                    );
-                }
                 let sinks = outs.len() as u32;
                 for r in 0..graph.routers as usize {
                     let qbase = graph.port_offset[r] * vcs;
@@ -598,6 +601,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 Some(Box::new(crate::agent::Agents::new(sinks)))
             }
         };
+        let hardware = params.gates.is_some() || params.class_routes.is_some() || switch_logic;
         let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
         let stall = vec![Stall::default(); outs.len()];
         let arb_mark = vec![0; outs.len().div_ceil(64)];
@@ -674,18 +678,18 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("class_routes.enabled", e).into()),
                 None => None,
             },
-            switch_barrier: match params.switch_barrier.clone().map(|b| crate::switch_barrier::SwitchBarrier::new(*b)) {
+            switch_barrier: match params.switch_barrier.clone().zip(fat_tree.clone()).map(|(b, t)| crate::switch_barrier::SwitchBarrier::new(*b, t)) {
                 Some(Ok(b)) => Some(Box::new(b)),
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("switch_barrier.rail", e).into()),
                 None => None,
             },
             agents,
-            multicast: match params.multicast.clone().map(|m| crate::multicast::Multicast::new(*m)) {
+            multicast: match params.multicast.clone().zip(fat_tree).map(|(m, t)| crate::multicast::Multicast::new(*m, t)) {
                 Some(Ok(m)) => Some(Box::new(m)),
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("multicast.rail", e).into()),
                 None => None,
             },
-            hardware: false,
+            hardware,
             single_latency: LatencyHistogram::new(),
             out: Outcome {
                 sim_time: Time::ZERO,
@@ -718,8 +722,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             routing,
             p: params,
         };
-        let mut core = core;
-        core.hardware = core.gates.is_some() || core.classes.is_some() || core.switch_barrier.is_some() || core.multicast.is_some();
         Ok(Simulation { core, workload })
     }
 

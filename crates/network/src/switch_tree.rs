@@ -102,9 +102,14 @@ impl SwitchTree {
         Ok(SwitchTree { elements, root: 0, root_level: level })
     }
 
+    /// The tree's switches and their elements.
+    pub fn switch_elements(&self) -> impl Iterator<Item = (RouterId, &Element)> {
+        self.elements.iter().filter_map(|e| if let At::Switch(r) = e.at { Some((r, e)) } else { None })
+    }
+
     /// Switches in the tree.
     pub fn switches(&self) -> usize {
-        self.elements.iter().filter(|e| matches!(e.at, At::Switch(_))).count()
+        self.switch_elements().count()
     }
 }
 

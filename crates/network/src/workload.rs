@@ -7,6 +7,21 @@ use fabricsim_core::{NodeId, Time};
 pub use fabricsim_nic::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, Message, Nic, Op, Rank, Workload};
 use fabricsim_stats::Observer;
 
+impl<O: Observer> Core<O> {
+    /// The node of each member of in-network collective group `g`, once its ranks are checked:
+    /// every one (and its root, if it names one) a rank of the job, none named twice.
+    pub(crate) fn group_nodes(&self, g: &HwGroup) -> Result<Vec<u32>, String> {
+        if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
+            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
+        }
+        let mut seen = std::collections::HashSet::with_capacity(g.members.len());
+        if let Some(r) = g.members.iter().find(|r| !seen.insert(r.0)) {
+            return Err(format!("group {} names rank {} twice", g.id, r.0));
+        }
+        Ok(g.members.iter().map(|r| self.node(r.0)).collect())
+    }
+}
+
 impl<O: Observer> Nic for Core<O> {
     fn now(&self) -> Time {
         self.queue.now()

@@ -84,17 +84,7 @@ fn params(radix: u32, levels: u32, grb: bool, root: RootChoice) -> (FatTree, Net
         terminal_latency: base.link_latency,
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
-        multicast: Some(Box::new(MulticastParams {
-            radix,
-            levels,
-            rails: 1,
-            full_radix_top: true,
-            rail: 0,
-            grb,
-            root,
-            copy_delay: Time::from_ns(20),
-            seed: 5,
-        })),
+        multicast: Some(Box::new(MulticastParams { rail: 0, grb, root, copy_delay: Time::from_ns(20), seed: 5 })),
         ..base
     };
     (tree, p)

@@ -36,10 +36,6 @@ fn run(net: &Net, w: Rounds, shuffle: Option<u64>) -> (Rounds, BarrierCounts) {
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
         switch_barrier: Some(Box::new(SwitchBarrierParams {
-            radix: net.radix,
-            levels: net.levels,
-            rails: 1,
-            full_radix_top: true,
             rail: 0,
             delay: Time::ZERO,
             payload: 8,

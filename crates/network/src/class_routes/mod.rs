@@ -155,10 +155,7 @@ impl ClassRoutes {
 impl<O: Observer> Core<O> {
     /// Make group `g` a class route.
     pub(crate) fn class_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if let Some(r) = g.members.iter().chain(&g.root).find(|r| r.0 >= self.ranks()) {
-            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
-        }
-        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let nodes = self.group_nodes(g)?;
         let root = g.root.map(|r| self.node(r.0));
         let engines = self.graph.engines;
         let cr = self.classes.as_deref_mut().ok_or_else(missing)?;

@@ -132,10 +132,7 @@ impl<O: Observer> Core<O> {
     /// Make group `g`: give each member a BCH (a node's members on its TNIs in turn, the least
     /// used TNI first), wire the gates, and take them.
     pub(crate) fn gate_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
-            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
-        }
-        let nodes: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let nodes = self.group_nodes(g)?;
         let unit = self.gate_unit()?;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
@@ -147,9 +144,7 @@ impl<O: Observer> Core<O> {
         // A member rank on each TNI used (signals are addressed by rank).
         let mut rank_on: HashMap<u32, u32> = HashMap::new();
         for (m, (&node, r)) in nodes.iter().zip(&g.members).enumerate() {
-            if member_of.insert(r.0, m as u32).is_some() {
-                return Err(format!("group {} names rank {} twice", g.id, r.0));
-            }
+            member_of.insert(r.0, m as u32);
             let t = (0..tnis).min_by_key(|&t| unit.used[(node * tnis + t) as usize].0 + taken.get(&(node * tnis + t)).unwrap_or(&0)).unwrap();
             *taken.entry(node * tnis + t).or_default() += 1;
             rank_on.entry(node * tnis + t).or_insert(r.0);

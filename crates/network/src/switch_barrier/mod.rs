@@ -37,11 +37,6 @@ use std::collections::{HashMap, VecDeque};
 /// Dawning's barrier logic in the switches and NICs (`[switch_barrier]` in a scenario).
 #[derive(Debug, Clone, PartialEq)]
 pub struct SwitchBarrierParams {
-    /// The fat-tree (as `fabricsim_topology::FatTree::new` takes it).
-    pub radix: u32,
-    pub levels: u32,
-    pub rails: u32,
-    pub full_radix_top: bool,
     /// The plane the barrier trees use.
     pub rail: u32,
     /// A switch's barrier logic time for a packet, after the switch's pipeline.
@@ -185,10 +180,10 @@ pub(crate) struct SwitchBarrier {
 }
 
 impl SwitchBarrier {
-    pub(crate) fn new(p: SwitchBarrierParams) -> Result<Self, String> {
-        let tree = fabricsim_topology::FatTree::new(p.radix, p.levels, p.rails, p.full_radix_top).map_err(|e| e.to_string())?;
-        if p.rail >= p.rails {
-            return Err(format!("rail {} of a {}-rail network", p.rail, p.rails));
+    /// The logic of fat-tree `tree`'s switches.
+    pub(crate) fn new(p: SwitchBarrierParams, tree: fabricsim_topology::FatTree) -> Result<Self, String> {
+        if p.rail >= tree.rails() {
+            return Err(format!("rail {} of a {}-rail network", p.rail, tree.rails()));
         }
         Ok(SwitchBarrier {
             p,
@@ -218,10 +213,7 @@ impl<O: Observer> Core<O> {
 
     /// Make group `g`'s barrier tree (its `root`, a rank, does not apply: the root is a switch).
     pub(crate) fn barrier_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if let Some(r) = g.members.iter().find(|r| r.0 >= self.ranks()) {
-            return Err(format!("group {} names rank {}, the job has {}", g.id, r.0, self.ranks()));
-        }
-        let of_rank: Vec<u32> = g.members.iter().map(|r| self.node(r.0)).collect();
+        let of_rank = self.group_nodes(g)?;
         // The NIC's barrier logic gathers its node's members first: the tree is over nodes.
         let mut nodes = of_rank.clone();
         nodes.sort_unstable();
@@ -238,9 +230,6 @@ impl<O: Observer> Core<O> {
             tree.elements.iter().enumerate().filter_map(|(i, e)| if let At::Node(n) = e.at { Some((n.0, i)) } else { None }).collect();
         for (r, n) in g.members.iter().zip(&of_rank) {
             let i = elem_on[n];
-            if ranks[i].contains(&r.0) {
-                return Err(format!("group {} names rank {} twice", g.id, r.0));
-            }
             ranks[i].push(r.0);
             elem_of.insert(r.0, i as u32);
         }
@@ -278,13 +267,8 @@ impl<O: Observer> Core<O> {
         Ok(())
     }
 
-    /// A barrier packet (message tag `tag`) has been delivered to its element.
-    pub(crate) fn barrier_packet(&mut self, tag: u32) {
-        self.barrier_event(tag);
-    }
-
-    /// An `Ev::SwitchBarrier` event (or a delivered packet's entry): its step is taken in the
-    /// phase, with the instant's others.
+    /// An `Ev::SwitchBarrier` event, or a barrier packet delivered to its element (its message's
+    /// tag): the entry's step is taken in the phase, with the instant's others.
     #[cold]
     #[inline(never)]
     pub(crate) fn barrier_event(&mut self, e: u32) {
@@ -484,7 +468,9 @@ impl<O: Observer> Core<O> {
     }
 
     fn barrier_send(&mut self, s: Send) {
-        let class_vcs = self.class_vcs;
+        let deterministic = fabricsim_nic::ROUTE_DETERMINISTIC;
+        // The class VC the NICs put the barrier class on.
+        let zone = self.class_route(BARRIER_CLASS, deterministic);
         let unit = self.switch_barrier.as_deref_mut().unwrap();
         unit.counts.packets += 1;
         let st = &mut unit.groups[s.group as usize].state[s.from as usize];
@@ -504,12 +490,6 @@ impl<O: Observer> Core<O> {
         let (at, rank, anchor) = (from.at, g.ranks[s.from as usize].first().copied().unwrap_or(0), g.anchor);
         let tag = unit.events.insert(Entry { group: s.group, elem: s.to, round: s.round, step: Step::Packet { kind: s.kind, from: s.from, corrupt } })
             as u64;
-        let deterministic = fabricsim_nic::ROUTE_DETERMINISTIC;
-        // The class VC the NICs put the barrier class on (see `Core::send`).
-        let zone = match class_vcs {
-            0 => deterministic,
-            n => deterministic | fabricsim_routing::classes::CLASS_VC | (BARRIER_CLASS - 1).min(n - 1),
-        };
         match at {
             // The NIC's barrier logic sends on the plane's engine.
             At::Node(_) => {

@@ -1,8 +1,8 @@
 //! In-network hardware: every rank starts the collective on one group of all ranks (group 0,
-//! rooted at rank 0 for a broadcast) and waits for the network to say it is over. What the hardware does (Tofu's barrier gates,
-//! their wiring and timing) is the network's; the program only starts and waits. An allreduce
-//! contributes its buffer as 8-byte elements (the hardware's limit applies: TofuD reduces up to
-//! eight integers per synchronisation).
+//! rooted at rank 0 for a broadcast) and waits for the network to say it is over. What the
+//! hardware does (Tofu's barrier gates, their wiring and timing) is the network's; the program
+//! only starts and waits. An allreduce contributes its buffer as 8-byte elements (the hardware's
+//! limit applies: TofuD reduces up to eight integers per synchronisation).
 
 use crate::op::{Op, Slots};
 use crate::program::Program;
