@@ -129,6 +129,7 @@ impl Plan {
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
+            blocked_escape: matches!(&s.routing, RoutingSpec::Adaptive(a) if a.blocked == crate::scenario::Blocked::Escape),
             gates: match (s.barrier.gate_params()?, s.class_routes.enabled) {
                 (Some(_), true) => {
                     return Err(

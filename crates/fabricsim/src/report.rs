@@ -27,6 +27,10 @@ pub struct RunReport {
     pub window_ns: f64,
     pub packets_injected: u64,
     pub packets_delivered: u64,
+    /// Adaptive routings: the fraction of delivered packets that took the escape sub-network
+    /// on their way (and followed it to their destination).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub escaped_fraction: Option<f64>,
     /// Payload bytes delivered over the whole run.
     pub bytes_delivered: u64,
     pub messages_delivered: u64,
@@ -136,6 +140,7 @@ impl RunReport {
             window_ns,
             packets_injected: o.packets_injected,
             packets_delivered: o.packets_delivered,
+            escaped_fraction: plan.routing.is_adaptive().then(|| o.packets_escaped as f64 / o.packets_delivered.max(1) as f64),
             bytes_delivered: o.bytes_delivered,
             messages_delivered: o.messages_delivered,
             latency_ns: o.message_latency.summary(),
@@ -218,6 +223,9 @@ impl RunReport {
         }
         if let (Some(p), Some(f)) = (self.all_to_all_peak_gb_per_s, self.fraction_of_peak) {
             let _ = writeln!(s, "peak         {p:.3} GB/s for this all-to-all: {f:.3} of it reached");
+        }
+        if let Some(x) = self.escaped_fraction {
+            let _ = writeln!(s, "escaped      {:.1}% of the packets took the escape sub-network", x * 100.0);
         }
         if let Some(x) = self.workload.completion_ns {
             let _ = writeln!(s, "completion   {x:.1} ns");

@@ -427,6 +427,21 @@ pub struct AdaptiveSpec {
     /// the first zone with something left to correct, e.g. `[["A", "B"], ["C", "D"], ["E"]]`.
     /// Unset: every axis at once.
     pub zones: Option<Vec<Vec<String>>>,
+    /// A packet that finds no room on any of its hops: `"wait"` (default) waits for room on
+    /// any of them and takes the first that has it; `"escape"` takes the escape hop at once
+    /// and waits for it (deterministic from there).
+    pub blocked: Blocked,
+}
+
+/// What a blocked adaptive packet does (`[routing] blocked`).
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Blocked {
+    /// Wait for room on any candidate hop, adaptive or escape.
+    #[default]
+    Wait,
+    /// Commit to the escape hop.
+    Escape,
 }
 
 /// How the escape sub-network of adaptive routing avoids deadlock on rings.

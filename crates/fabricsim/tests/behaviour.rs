@@ -693,6 +693,41 @@ fn saturate_adaptive(escape: &[&str]) {
 }
 
 #[test]
+fn blocked_adaptive_packets_wait_for_any_hop_rather_than_commit_to_the_escape_one() {
+    // An all-to-all on an asymmetric 4D torus (8x4x2x2) with the Blue Gene/Q router: its long
+    // axis saturates, and packets often find no dynamic queue with room. Waiting for whichever
+    // hop has room first keeps more of them on the dynamic VC than taking the escape hop at
+    // once (where they stay, deterministic to their destination), and the exchange is faster.
+    let run = |blocked: &str| {
+        let s = with(&[
+            "machine.preset=bgq",
+            "topology.shape=[8,4,2,2,1]",
+            "workload.type=all_to_all",
+            "workload.message_size=8KB",
+            "workload.schedule=random",
+            &format!("routing.blocked={blocked}"),
+        ]);
+        Plan::new(&s).unwrap().run().unwrap()
+    };
+    let (wait, commit) = (run("wait"), run("escape"));
+    assert_eq!(wait.packets_delivered, commit.packets_delivered);
+    assert_eq!(wait.packets_delivered, wait.packets_injected);
+    let (ew, ec) = (wait.escaped_fraction.unwrap(), commit.escaped_fraction.unwrap());
+    assert!(ew < ec - 0.02, "escaped: waiting {ew}, committing {ec}");
+    assert!(ec > 0.1, "the long axis saturates: {ec}");
+    let (fw, fc) = (wait.fraction_of_peak.unwrap(), commit.fraction_of_peak.unwrap());
+    assert!(fw > fc + 0.02, "fraction of peak: waiting {fw}, committing {fc}");
+    // Dimension-order routing has no escape sub-network to report.
+    assert!(run_dimension_order_report().escaped_fraction.is_none());
+    let e = Scenario::from_toml_str("[routing]\ntype = \"adaptive\"\nblocked = \"drop\"").err().unwrap().to_string();
+    assert!(e.contains("blocked") || e.contains("drop"), "{e}");
+}
+
+fn run_dimension_order_report() -> fabricsim::RunReport {
+    Plan::new(&with(&["sim.duration=1us"])).unwrap().run().unwrap()
+}
+
+#[test]
 fn adaptive_routing_beats_dimension_order_under_load() {
     // Same torus, same VCs, 80% uniform load: spreading over minimal paths cuts the latency.
     let run = |routing: &str| {

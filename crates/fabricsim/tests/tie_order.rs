@@ -105,6 +105,17 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
     for (name, sets) in cases {
         assert_tie_order_free(name, &with(&base, sets));
     }
+    // Adaptive packets that find no room sleep until credit returns to one of their hops.
+    let adaptive: &[(&str, &str)] = &[
+        ("routing.type", "\"adaptive\""),
+        ("routing.escape", "\"bubble\""),
+        ("router.vcs", "2"),
+        ("router.queues", "3"),
+        ("workload.type", "\"tornado\""),
+        ("workload.load", "1.0"),
+        ("sim.duration", "2us"),
+    ];
+    assert_tie_order_free("saturated adaptive tornado, bubble escape, 3 queues", &with(&base, adaptive));
     let a2a = Scenario::from_file(&root().join("examples/all-to-all.toml")).unwrap();
     assert_tie_order_free("all-to-all, window 8, 2 engines", &with(&a2a, &[("workload.window", "8"), ("nic.injection_engines", "2")]));
     // The cores' costs: software per post and polling per completion, one at a time per rank.

@@ -97,6 +97,7 @@ mod records;
 mod replicate;
 mod router;
 pub mod sim;
+mod sleep;
 pub mod switch_barrier;
 pub mod switch_tree;
 mod warm;

@@ -137,9 +137,13 @@ impl<O: Observer> Core<O> {
         let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
         self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.cands);
-        let h = self.choose(router, base, size, id);
+        let (h, fits) = self.choose(router, base, size, id);
+        if !fits && self.sleepers.is_some() && self.sleep(pkt, q, router, base) {
+            return;
+        }
         let out = base + h.port;
-        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive());
+        // (An ejection is the escape routing's hop too: it does not count as escaping.)
+        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive() && self.outs[out as usize].class != channel::TERMINAL);
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
         let kind = if h.bubble { BUBBLE } else { 0 } | if !h.escape && self.routing.is_adaptive() { ADAPTIVE } else { 0 };
@@ -157,20 +161,22 @@ impl<O: Observer> Core<O> {
         }
         self.cands.clear();
         self.cands.push_vcs(0, vcs);
-        let h = self.choose(0, engine, wire, id);
-        (self.credit(engine, h.vc) >= self.charge(h.vc, wire)).then_some(h.vc)
+        let (h, fits) = self.choose(0, engine, wire, id);
+        fits.then_some(h.vc)
     }
 
     /// Selection among the candidate hops in `self.cands` at `router` (first global port
     /// `base`) for a packet of `size` wire bytes and id `id` (see [`fabricsim_routing::Selection`]).
     /// Every policy prefers a candidate with room downstream, and an adaptive one with room
-    /// over an escape one.
-    fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> Hop {
+    /// over an escape one. Also returns whether the chosen hop has room.
+    fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
         // Hops are read one at a time (copying the whole set would move its full capacity).
         let n = self.cands.len();
         debug_assert!(n > 0, "routing returned no candidate");
         if n == 1 {
-            return self.cands.as_slice()[0];
+            let h = self.cands.as_slice()[0];
+            let cred = self.credit(base + h.port, h.vc);
+            return (h, cred >= crate::link::slot_charge(self.slots, h.vc, size) + if h.bubble { self.slots.of(h.vc) } else { 0 });
         }
         let now = self.queue.now().ps();
         // Where the search starts: rotating with the packet's id (equivalent outputs share the
@@ -181,7 +187,7 @@ impl<O: Observer> Core<O> {
             Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
         let (selection, slot) = (self.p.selection, self.slots);
-        let mut best = (0u8, 0u32, self.cands.as_slice()[start]);
+        let mut best = (0u8, 0u32, self.cands.as_slice()[start], false);
         let mut i = start;
         for k in 0..n {
             let h = self.cands.as_slice()[i];
@@ -198,10 +204,10 @@ impl<O: Observer> Core<O> {
             };
             let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
-                best = (score, cred, h);
+                best = (score, cred, h, fits);
             }
         }
-        best.2
+        (best.2, best.3)
     }
 
     /// Grant output `out` to one requesting input VC, if it is idle and someone fits.
@@ -592,6 +598,9 @@ impl<O: Observer> Core<O> {
             self.post_injection(node);
         } else {
             self.post_arbitration(port);
+            if self.sleepers.is_some() {
+                self.wake_sleepers(port);
+            }
         }
     }
 }

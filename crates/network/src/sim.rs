@@ -155,6 +155,8 @@ pub struct Outcome {
     /// Packets that reached their NIC or switch agent (and multicast packets whose copies have
     /// all left: they end in their copies).
     pub packets_delivered: u64,
+    /// Of those, packets of an adaptive routing that took the escape sub-network on the way.
+    pub packets_escaped: u64,
     /// Payload bytes delivered (whole run).
     pub bytes_delivered: u64,
     pub messages_delivered: u64,
@@ -328,6 +330,9 @@ pub struct Core<O = ()> {
     pub(crate) switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrier>>,
     /// The switches' agents (their sinks and queued packets), when some hardware uses them.
     pub(crate) agents: Option<Box<crate::agent::Agents>>,
+    /// Adaptive routing: head packets waiting for room on any of their hops (see
+    /// [`crate::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
+    pub(crate) sleepers: Option<Box<crate::sleep::Sleepers>>,
     /// Dawning's switch multicast, when the switches have it.
     pub(crate) multicast: Option<Box<crate::multicast::Multicast>>,
     /// Whether the network has any of the collective hardware above (one test per instant).
@@ -684,6 +689,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 None => None,
             },
             agents,
+            sleepers: (routing.is_adaptive() && !params.blocked_escape).then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
             multicast: match params.multicast.clone().zip(fat_tree).map(|(m, t)| crate::multicast::Multicast::new(*m, t)) {
                 Some(Ok(m)) => Some(Box::new(m)),
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("multicast.rail", e).into()),
@@ -696,6 +702,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 events: 0,
                 packets_injected: 0,
                 packets_delivered: 0,
+                packets_escaped: 0,
                 bytes_delivered: 0,
                 messages_delivered: 0,
                 packet_hops: 0,
