@@ -72,8 +72,11 @@ impl Plan {
             }
             (RoutingSpec::UpDown(_), _) => return Err(ConfigError::new("routing.type", "'up_down' needs a fat_tree topology").into()),
         };
-        let routing =
-            Routing::build(&rspec, &topology, engines, s.router.vcs)?.with_queues(s.router.queues)?.with_class_vcs(&topology, s.router.class_vcs)?;
+        let commit = matches!(&s.routing, RoutingSpec::Adaptive(a) if a.blocked == crate::scenario::Blocked::Escape);
+        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?
+            .with_queues(s.router.queues)?
+            .committing(commit)
+            .with_class_vcs(&topology, s.router.class_vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
                 Topology::Torus(t) => packaging::check_block(t, block)?,
@@ -129,7 +132,6 @@ impl Plan {
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
-            blocked_escape: matches!(&s.routing, RoutingSpec::Adaptive(a) if a.blocked == crate::scenario::Blocked::Escape),
             gates: match (s.barrier.gate_params()?, s.class_routes.enabled) {
                 (Some(_), true) => {
                     return Err(

@@ -73,10 +73,6 @@ pub struct NetworkParams {
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
     pub shared_crossbar: bool,
-    /// Adaptive routing: a packet that finds no room on any of its hops takes the escape hop
-    /// and waits for it (true), instead of waiting for room on any of them (false, see
-    /// `crate::sleep`).
-    pub blocked_escape: bool,
     /// Tofu barrier channels and gates in the NICs (`None`: no barrier hardware).
     pub gates: Option<crate::gates::GateParams>,
     /// Blue Gene/Q class routes in the routers (`None`: none).

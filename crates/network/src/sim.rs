@@ -155,8 +155,6 @@ pub struct Outcome {
     /// Packets that reached their NIC or switch agent (and multicast packets whose copies have
     /// all left: they end in their copies).
     pub packets_delivered: u64,
-    /// Of those, packets of an adaptive routing that took the escape sub-network on the way.
-    pub packets_escaped: u64,
     /// Payload bytes delivered (whole run).
     pub bytes_delivered: u64,
     pub messages_delivered: u64,
@@ -177,6 +175,8 @@ pub struct Outcome {
     /// High-water marks of the packet and message slabs.
     pub peak_packets: usize,
     pub peak_messages: usize,
+    /// Delivered packets of an adaptive routing that took the escape sub-network on the way.
+    pub packets_escaped: u64,
 }
 
 /// Network state, separate from the workload so both can be borrowed at once. `O` watches it
@@ -689,7 +689,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 None => None,
             },
             agents,
-            sleepers: (routing.is_adaptive() && !params.blocked_escape).then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
+            sleepers: routing.waits_when_blocked().then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
             multicast: match params.multicast.clone().zip(fat_tree).map(|(m, t)| crate::multicast::Multicast::new(*m, t)) {
                 Some(Ok(m)) => Some(Box::new(m)),
                 Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("multicast.rail", e).into()),
@@ -702,7 +702,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 events: 0,
                 packets_injected: 0,
                 packets_delivered: 0,
-                packets_escaped: 0,
                 bytes_delivered: 0,
                 messages_delivered: 0,
                 packet_hops: 0,
@@ -714,6 +713,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 drained: true,
                 peak_packets: 0,
                 peak_messages: 0,
+                packets_escaped: 0,
             },
             queue: EventQueue::with_lanes(lane::COUNT),
             timing,

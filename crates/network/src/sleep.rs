@@ -15,7 +15,8 @@
 //! enough. Escape credit always returns (the escape sub-network is deadlock-free), so sleeping
 //! keeps Duato's guarantee: a blocked packet can always take the escape hop once it has room.
 //!
-//! `[routing] blocked = "escape"` restores the committing behaviour, for comparison.
+//! `[routing] blocked = "escape"` (`Routing::committing`) restores the committing behaviour,
+//! for comparison.
 
 use crate::packet::PacketId;
 use crate::records::InputVcId;

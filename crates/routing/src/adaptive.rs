@@ -66,6 +66,9 @@ pub struct Adaptive {
     /// Zone lists (each a sequence of axis bit masks), selected by `Header::zone`; empty: no
     /// zones.
     zones: Vec<Vec<u32>>,
+    /// Whether a packet with no hop that has room commits to the escape hop (see
+    /// [`Adaptive::committing`]).
+    commit: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +104,7 @@ impl Adaptive {
         let axes = (0..torus.dims())
             .map(|a| Axis { len: torus.shape()[a], wrap: torus.wrap()[a], plus: torus.port_for(a, 1), minus: torus.port_for(a, -1) })
             .collect();
-        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, queues: 1, engines, axes, zones: Vec::new() })
+        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, queues: 1, engines, axes, zones: Vec::new(), commit: false })
     }
 
     /// Give every dynamic VC `k` queues (Blue Gene/Q's virtual output queuing): each a buffer of
@@ -121,6 +124,19 @@ impl Adaptive {
         }
         (self.vcs, self.queues) = (self.escape + dynamic as u8, k);
         Ok(self)
+    }
+
+    /// What a packet does when none of its hops has room: by default it waits for room on any
+    /// of them (the network layer's business: it takes the first hop that has room);
+    /// `committing(true)`: it takes the escape hop at once and waits for that one.
+    pub fn committing(mut self, yes: bool) -> Self {
+        self.commit = yes;
+        self
+    }
+
+    /// Whether blocked packets commit to the escape hop (see [`Adaptive::committing`]).
+    pub fn commits_when_blocked(&self) -> bool {
+        self.commit
     }
 
     /// Queues per dynamic VC.

@@ -278,6 +278,21 @@ impl Routing {
         Ok(self)
     }
 
+    /// Adaptive routing: blocked packets commit to the escape hop (see
+    /// [`Adaptive::committing`]); other routings: unchanged.
+    pub fn committing(mut self, yes: bool) -> Routing {
+        if let Kind::Adaptive(a) = self.kind {
+            self.kind = Kind::Adaptive(a.committing(yes));
+        }
+        self
+    }
+
+    /// Whether a packet with no hop that has room waits for room on any of its hops (adaptive
+    /// routing, unless committing).
+    pub fn waits_when_blocked(&self) -> bool {
+        matches!(&self.kind, Kind::Adaptive(a) if !a.commits_when_blocked())
+    }
+
     /// The buffer share of VC `vc`: 1, or `k` for the `k` queues of a dynamic VC (each holds a
     /// `k`-th of the VC's buffer).
     pub fn buffer_share(&self, vc: u8) -> u8 {

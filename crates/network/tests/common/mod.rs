@@ -36,7 +36,6 @@ pub fn params(vcs: u8) -> NetworkParams {
         selection: Default::default(),
         engine_choice: Default::default(),
         shared_crossbar: false,
-        blocked_escape: false,
         gates: None,
         class_routes: None,
         switch_barrier: None,
