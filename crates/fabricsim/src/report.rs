@@ -27,8 +27,10 @@ pub struct RunReport {
     pub window_ns: f64,
     pub packets_injected: u64,
     pub packets_delivered: u64,
-    /// Adaptive routings: the fraction of delivered packets that took the escape sub-network
-    /// on their way (and followed it to their destination).
+    /// Adaptive routings: the fraction of delivered packets (whole run, warm-up included) that
+    /// took the escape sub-network on their way and followed it to their destination. Packets
+    /// routed deterministically by request (class VCs, deterministic messages, collective
+    /// hardware) never count.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub escaped_fraction: Option<f64>,
     /// Payload bytes delivered over the whole run.

@@ -31,7 +31,9 @@ impl<O: Observer> Core<O> {
         self.in_network -= 1;
         self.last_progress = now;
         self.out.packets_delivered += 1;
-        self.out.packets_escaped += p.escaped as u64;
+        // (Packets routed deterministically by request never had a choice: not counted.)
+        let chose = p.zone & (fabricsim_routing::adaptive::DETERMINISTIC | fabricsim_routing::classes::CLASS_VC) == 0;
+        self.out.packets_escaped += (p.escaped && chose) as u64;
         self.out.bytes_delivered += p.payload as u64;
         if now >= self.window_start && now < self.window_end {
             self.out.window_bytes += p.payload as u64;

@@ -315,7 +315,8 @@ impl<O: Observer> Core<O> {
 
     /// Withdraw the adaptive request of input VC `q` (request bit `bit`) for output `out`, which
     /// lacks credit: its head packet routes and chooses again, in a later phase of this instant
-    /// (by then seeing no adaptive hop with room, it takes the escape hop and waits there).
+    /// (by then seeing no hop with room, it sleeps until one has room, see `crate::sleep`; or,
+    /// with `Routing::committing`, takes the escape hop and waits there).
     #[inline(never)]
     fn choose_again(&mut self, out: u32, bit: u32, q: InputVcId) {
         let o = &mut self.outs[out as usize];
