@@ -4,7 +4,8 @@
 #   studies/run.sh [FABRICSIM [SECTION...]]
 #
 # FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
-# switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, about two hours).
+# switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, about two hours),
+# alltoall8192 (the 16x8x8x8 torus beyond 1 KB, sampled, about an hour).
 # About 20 minutes on one core, most of it the 64 KB all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -72,6 +73,20 @@ if want alltoall1m; then
   routing="$long --set routing.type=adaptive --set routing.escape=bubble --set router.vcs=2 --set router.queues=2" a2a alltoall-torus3d.toml adaptive_bubble_2_queues 1MB
   routing="$long --set routing.type=adaptive --set routing.zones=[[\"d0\",\"d1\"],[\"d2\"]]" a2a alltoall-torus3d.toml zones_d0d1_d2 1MB
 } > "$out/alltoall-torus3d-1mb.csv"
+fi
+
+# The 16x8x8x8 torus (8,192 nodes) beyond 1 KB, as sampled exchanges: each node sends to 128
+# translations of itself (64 at 64 KB) instead of to all 8,191 others (about an hour on one
+# core; only when asked for: alltoall8192).
+if want alltoall8192; then
+{
+  echo "$a2a_header"
+  big="--set topology.shape=[16,8,8,8,1]"
+  routing="$big --set workload.destinations=128 --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive 4KB 16KB
+  routing="$big --set workload.destinations=64 --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive 64KB
+  routing="$big --set workload.destinations=128 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 4KB 16KB
+  routing="$big --set workload.destinations=64 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 64KB
+} > "$out/alltoall-16x8x8x8-sampled.csv"
 fi
 
 # Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.

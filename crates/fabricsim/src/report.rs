@@ -298,11 +298,15 @@ fn where_(p: &PortReport) -> String {
 /// The all-to-all peak of the plan's network for its all-to-all workload, payload GB/s.
 fn all_to_all_peak(plan: &Plan) -> Option<f64> {
     let crate::workloads::WorkloadSpec::AllToAll(a) = &plan.scenario.workload else { return None };
-    let wire = fabricsim_topology::analysis::all_to_all_peak(
-        &plan.topology,
-        plan.node_injection_bandwidth(),
-        plan.params.link_bandwidth.bytes_per_sec() as f64,
-    );
+    let (inj, link) = (plan.node_injection_bandwidth(), plan.params.link_bandwidth.bytes_per_sec() as f64);
+    let wire = match &plan.topology {
+        // A sampled exchange: the peak of its own translations.
+        fabricsim_topology::Topology::Torus(t) if a.destinations.is_some() => {
+            let shifts = a.translations(t, plan.scenario.sim.seed).ok()??;
+            fabricsim_topology::analysis::translation_peak(t, &shifts, inj, link)
+        }
+        _ => fabricsim_topology::analysis::all_to_all_peak(&plan.topology, inj, link),
+    };
     let bytes = a.message_size.get();
     let payload_fraction = bytes as f64 / plan.params.format.message_wire(bytes) as f64;
     Some(wire * payload_fraction / 1e9)

@@ -152,6 +152,35 @@ pub fn all_to_all_peak(topo: &Topology, injection: f64, link: f64) -> f64 {
     n * (n - 1.0) / t
 }
 
+/// The highest throughput (aggregate bytes/s of messages, `n * shifts.len()` of them, wire
+/// bytes per message 1) of an exchange in which every node `x` of torus `t` sends one message
+/// to `x + s` for each translation `s` in `shifts` (coordinate offsets, one per axis, taken
+/// modulo the axis length), with minimal routing. A translation loads every link of one axis
+/// and direction alike: `|s_a|` hops along axis `a`, the shorter way round (a half-ring tie
+/// splits evenly). So each node needs `max(k / injection, max over axis directions of (hops
+/// summed over the shifts going that way) / link)` seconds per byte of message. With every
+/// non-zero translation of a torus this is [`all_to_all_peak`] (a test checks it).
+pub fn translation_peak(t: &Torus, shifts: &[Vec<u32>], injection: f64, link: f64) -> f64 {
+    let n = t.nodes() as f64;
+    let mut time = shifts.len() as f64 / injection;
+    for (a, &k) in t.shape().iter().enumerate() {
+        let (mut plus, mut minus) = (0.0, 0.0);
+        for s in shifts {
+            let d = s[a] % k;
+            let back = (k - d) % k;
+            if d < back {
+                plus += d as f64;
+            } else if back < d {
+                minus += back as f64;
+            } else {
+                (plus, minus) = (plus + d as f64 / 2.0, minus + d as f64 / 2.0);
+            }
+        }
+        time = time.max(plus.max(minus) / link);
+    }
+    n * shifts.len() as f64 / time
+}
+
 fn fat_tree(f: &FatTree, engines: u32, bw: f64) -> Analysis {
     let n = f.nodes() as u64;
     let h = f.levels() as usize;
@@ -215,6 +244,24 @@ mod tests {
             let a = analyze(&f, 1, Bandwidth(1));
             assert!((a.average_hops - brute_average(&f)).abs() < 1e-9, "radix {r} levels {l}");
         }
+    }
+
+    #[test]
+    fn every_translation_together_has_the_all_to_all_peak() {
+        for s in [vec![4, 4, 2], vec![3, 5], vec![8, 4, 1, 2], vec![6, 3, 4]] {
+            let t = Torus::new(s.clone(), None, None).unwrap();
+            let shifts: Vec<Vec<u32>> = (1..t.nodes()).map(|i| t.coords(NodeId(i))).collect();
+            for (inj, link) in [(1e9, 1e9), (10e9, 1e9), (1e9, 10e9)] {
+                let want = all_to_all_peak(&Topology::Torus(t.clone()), inj, link);
+                let got = translation_peak(&t, &shifts, inj, link);
+                assert!((got - want).abs() < 1e-6 * want, "{s:?} {inj} {link}: {got} against {want}");
+            }
+        }
+        // One translation alone: its longest direction bounds it. On a 4x4 torus, (1, 2): one
+        // hop + along the first axis, a tie of 2 along the second (1 each way).
+        let t = Torus::new(vec![4, 4], None, None).unwrap();
+        let p = translation_peak(&t, &[vec![1, 2]], 1e12, 1.0);
+        assert!((p - 16.0).abs() < 1e-9, "{p}");
     }
 
     #[test]

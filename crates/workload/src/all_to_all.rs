@@ -22,6 +22,10 @@ pub enum Schedule {
 
 pub struct AllToAll {
     n: u32,
+    /// A sampled exchange (see [`AllToAll::sampled`]): each node's destinations, `per_node`
+    /// a node, in its order (empty: every other node, by the schedule).
+    table: Vec<u32>,
+    per_node: u32,
     schedule: Schedule,
     bytes: u64,
     window: u32,
@@ -35,11 +39,36 @@ impl AllToAll {
     pub fn new(nodes: u32, bytes: u64, window: u32, schedule: Schedule) -> Self {
         let total = nodes as u64 * (nodes as u64 - 1);
         let window = if schedule == Schedule::AllAtOnce { nodes } else { window.max(1) };
-        AllToAll { n: nodes, schedule, bytes, window, next_k: vec![1; nodes as usize], remaining: total, total, last: Time::ZERO }
+        AllToAll {
+            n: nodes,
+            table: Vec::new(),
+            per_node: nodes - 1,
+            schedule,
+            bytes,
+            window,
+            next_k: vec![1; nodes as usize],
+            remaining: total,
+            total,
+            last: Time::ZERO,
+        }
+    }
+
+    /// A sampled all-to-all: node `i` sends to `table[i * k .. (i + 1) * k]`, in that order
+    /// (a window at a time, as the whole exchange), `k = table.len() / nodes`. The caller picks
+    /// the sample; `fabricsim` takes a set of torus translations, so every link of a direction
+    /// carries the same load, as in the whole exchange.
+    pub fn sampled(nodes: u32, bytes: u64, window: u32, table: Vec<u32>) -> Self {
+        let k = (table.len() / nodes as usize) as u32;
+        assert!(k >= 1 && table.len() == (k * nodes) as usize, "a destination table of k per node");
+        let total = nodes as u64 * k as u64;
+        AllToAll { table, per_node: k, remaining: total, total, ..AllToAll::new(nodes, bytes, window, Schedule::Shifted) }
     }
 
     /// The `k`-th destination (`k = 1..n-1`) of node `src`.
     pub fn destination(&self, src: u32, k: u32) -> u32 {
+        if !self.table.is_empty() {
+            return self.table[((src * self.per_node) + k - 1) as usize];
+        }
         let shift = match self.schedule {
             Schedule::Shifted | Schedule::AllAtOnce => k,
             // A permutation of the shifts 1..n-1, its own for each node.
@@ -50,7 +79,7 @@ impl AllToAll {
 
     fn post(&mut self, src: Rank, api: &mut Api) {
         let k = self.next_k[src.index()];
-        if k < self.n {
+        if k <= self.per_node {
             self.next_k[src.index()] += 1;
             api.send(src, Rank(self.destination(src.0, k)), self.bytes, 0);
         }
@@ -102,6 +131,9 @@ mod tests {
                 assert_eq!(seen, (0..37).filter(|&d| d != src).collect::<Vec<_>>(), "{schedule:?}");
             }
         }
+        // A sampled exchange follows its table.
+        let s = AllToAll::sampled(3, 8, 4, vec![1, 2, 2, 0, 0, 1]);
+        assert_eq!((s.total, s.destination(0, 2), s.destination(2, 1)), (6, 2, 0));
         // Random orders differ between nodes (shifted ones are the same shifts).
         let r = AllToAll::new(37, 8, 4, Schedule::Random { seed: 3 });
         let shifts = |src: u32| (1..37).map(|k| (r.destination(src, k) + 37 - src) % 37).collect::<Vec<_>>();
