@@ -137,8 +137,8 @@ impl<O: Observer> Core<O> {
         let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
         self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.cands);
-        let (h, fits) = self.choose(router, base, size, id);
-        if !fits && self.sleepers.is_some() && self.sleep(pkt, q, router, base) {
+        let (h, take) = self.choose(router, base, size, id);
+        if !take && self.sleepers.is_some() && self.sleep(pkt, q, router, base) {
             return;
         }
         let out = base + h.port;
@@ -161,22 +161,22 @@ impl<O: Observer> Core<O> {
         }
         self.cands.clear();
         self.cands.push_vcs(0, vcs);
-        let (h, fits) = self.choose(0, engine, wire, id);
-        fits.then_some(h.vc)
+        let (h, take) = self.choose(0, engine, wire, id);
+        take.then_some(h.vc)
     }
 
     /// Selection among the candidate hops in `self.cands` at `router` (first global port
     /// `base`) for a packet of `size` wire bytes and id `id` (see [`fabricsim_routing::Selection`]).
     /// Every policy prefers a candidate with room downstream, and an adaptive one with room
-    /// over an escape one. Also returns whether the chosen hop has room.
+    /// over an escape one. Also returns whether to take the hop now: it has room, or it is the
+    /// only candidate (then it is waited for, whatever its credit: nothing else could come
+    /// free first).
     fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
         // Hops are read one at a time (copying the whole set would move its full capacity).
         let n = self.cands.len();
         debug_assert!(n > 0, "routing returned no candidate");
         if n == 1 {
-            let h = self.cands.as_slice()[0];
-            let cred = self.credit(base + h.port, h.vc);
-            return (h, cred >= crate::link::slot_charge(self.slots, h.vc, size) + if h.bubble { self.slots.of(h.vc) } else { 0 });
+            return (self.cands.as_slice()[0], true);
         }
         let now = self.queue.now().ps();
         // Where the search starts: rotating with the packet's id (equivalent outputs share the
@@ -325,10 +325,17 @@ impl<O: Observer> Core<O> {
         }
         let v = &mut self.vcq[q.index()];
         v.flags &= !ADAPTIVE;
-        let (pkt, engine) = (v.head, v.up_class == channel::ENGINE);
+        let pkt = v.head;
         self.packets.get_mut(pkt).out = NIL;
-        let l = if engine { lane::INJECT_READY } else { lane::HOP_READY };
-        self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(pkt));
+        self.ready_again(q);
+    }
+
+    /// The head packet of input VC `q`, which requests nothing, routes and chooses again in a
+    /// later phase of this instant.
+    pub(crate) fn ready_again(&mut self, q: InputVcId) {
+        let v = &self.vcq[q.index()];
+        let l = if v.up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
+        self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(v.head));
     }
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.

@@ -20,8 +20,7 @@
 
 use crate::packet::PacketId;
 use crate::records::InputVcId;
-use crate::sim::{lane, Core, Ev};
-use fabricsim_core::Time;
+use crate::sim::Core;
 use fabricsim_stats::Observer;
 
 /// A sleeping head packet: its input VC, the packet, and the local output ports of its
@@ -62,7 +61,7 @@ impl<O: Observer> Core<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn sleep(&mut self, pkt: PacketId, q: InputVcId, router: u32, base: u32) -> bool {
-        if self.sleepers.is_none() || self.cands.as_slice().iter().all(|h| h.escape) {
+        if self.cands.as_slice().iter().all(|h| h.escape) {
             return false;
         }
         let mut ports = 0u64;
@@ -77,7 +76,7 @@ impl<O: Observer> Core<O> {
             self.wait_for_credit(out, ds);
             ports |= port_bit(h.port);
         }
-        let s = self.sleepers.as_deref_mut().expect("checked above");
+        let s = self.sleepers.as_deref_mut().expect("sleeping needs sleepers");
         s.by_router[router as usize].push(Sleeper { q: q.0, pkt: pkt.0, ports });
         s.ports[router as usize] |= ports;
         true
@@ -106,12 +105,10 @@ impl<O: Observer> Core<O> {
             }
         });
         s.ports[router as usize] = union;
-        let now = Time(self.queue.now().ps());
         for &(q, pkt) in &woken {
             let v = &self.vcq[q as usize];
             if v.head.0 == pkt && !v.busy() {
-                let l = if v.up_class == crate::channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
-                self.queue.schedule_on(l, now, Ev::Ready(PacketId(pkt)));
+                self.ready_again(InputVcId(q));
             }
         }
         woken.clear();
