@@ -30,4 +30,8 @@ pub enum SimError {
     DuplicateDelivery { src: u32, packet: u32 },
     #[error("{0}")]
     Config(#[from] ConfigError),
+    /// A run was stepped out of order (stepped before it started, started twice, or stepped
+    /// after it ended).
+    #[error("{0}")]
+    Usage(&'static str),
 }

@@ -3,13 +3,13 @@
 
 use crate::placement::Ranks;
 use crate::report::port_reports;
-use crate::scenario::TieOrder;
 use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{Outcome, RunLimits, Simulation, Workload};
 use fabricsim_program::algorithms::{build, hardware_names, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
 use fabricsim_stats::PortReport;
+use fabricsim_topology::PortGraph;
 use serde::Serialize;
 
 /// One collective run: an algorithm at one size.
@@ -196,8 +196,7 @@ pub fn run_program_in(
     let graph = plan.build_graph();
     let run = ProgramRun::new(program, size);
     if !background {
-        let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), run)?;
-        let (sim, outcome) = simulate(plan, ranks, sim, Time::ZERO, progress)?;
+        let (sim, outcome) = simulate(plan, ranks, graph, run, Time::ZERO, progress)?;
         return point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO));
     }
     if ranks.map.is_some() || ranks.per_node != 1 {
@@ -214,27 +213,26 @@ pub fn run_program_in(
     }
     let delay = plan.limits.warmup;
     let both = crate::background::WithBackground::new(run, back, delay);
-    let sim = Simulation::new(graph, plan.routing.clone(), plan.params.clone(), both)?;
-    let (sim, outcome) = simulate(plan, ranks, sim, delay, progress)?;
+    let (sim, outcome) = simulate(plan, ranks, graph, both, delay, progress)?;
     point(plan, &sim, &sim.workload().front, &outcome, (n, size, ports, started, delay))
 }
 
-/// Run `sim` (rank map and tie order from `plan` and `ranks`) until its program is done; its
-/// measurement window (port counters) opens at `from`, when the program starts.
+/// Run `w` on `plan`'s network over `graph` (rank map from `ranks`) until its program is done;
+/// its measurement window (port counters) opens at `from`, when the program starts.
 fn simulate<W: Workload>(
     plan: &Plan,
     ranks: &Ranks,
-    mut sim: Simulation<W>,
+    graph: PortGraph,
+    w: W,
     from: Time,
     progress: impl FnMut(Time),
 ) -> Result<(Simulation<W>, Outcome), Error> {
+    let mut network = plan.network(graph);
     if let Some(map) = ranks.nodes(plan) {
-        sim = sim.with_rank_map(map)?;
+        network = network.rank_map(map);
     }
+    let mut sim = network.build(w)?;
     let s = &plan.scenario.sim;
-    if s.tie_order == TieOrder::Shuffle {
-        sim = sim.with_tie_shuffle(s.tie_seed.unwrap_or(s.seed));
-    }
     let limits = RunLimits { warmup: from, measure: s.max_time, drain: Time::ZERO };
     limits.check("sim.max_time")?;
     let outcome = sim.run(limits, progress)?;

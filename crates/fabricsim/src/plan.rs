@@ -6,7 +6,7 @@ use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
 use crate::workloads::BuildContext;
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError, NodeId, Time};
-use fabricsim_network::{NetworkParams, PacketFormat, Rank, RunLimits, Simulation, Workload};
+use fabricsim_network::{Builder, NetworkParams, PacketFormat, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::Routing;
 use fabricsim_stats::Observer;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
@@ -264,6 +264,17 @@ impl Plan {
         self.scenario.workload.build(&BuildContext { plan: self, graph })
     }
 
+    /// The builder of this plan's network on `graph` (one of [`Plan::build_graph`]): its routing
+    /// and parameters, and the scenario's order of same-instant events.
+    pub fn network(&self, graph: PortGraph) -> Builder {
+        let b = Builder::new(graph, self.routing.clone(), self.params.clone());
+        let s = &self.scenario.sim;
+        match s.tie_order {
+            crate::scenario::TieOrder::Shuffle => b.tie_shuffle(s.tie_seed.unwrap_or(s.seed)),
+            crate::scenario::TieOrder::Fixed => b,
+        }
+    }
+
     /// Run once, reporting progress (simulated time) now and then.
     pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
         Ok(self.run_observed((), progress)?.0)
@@ -276,10 +287,7 @@ impl Plan {
         let graph = self.build_graph();
         let workload = self.build_workload(Some(&graph))?;
         let closed = workload.is_closed();
-        let mut sim = Simulation::observed(graph, self.routing.clone(), self.params.clone(), workload, obs)?;
-        if self.scenario.sim.tie_order == crate::scenario::TieOrder::Shuffle {
-            sim = sim.with_tie_shuffle(self.scenario.sim.tie_seed.unwrap_or(self.scenario.sim.seed));
-        }
+        let mut sim = self.network(graph).observer(obs).build(workload)?;
         let outcome = sim.run(self.limits, progress)?;
         if closed && !sim.workload().finished() {
             return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(

@@ -81,6 +81,7 @@
 //! depend on it: tested), and the partitioned engine itself.
 
 mod agent;
+mod build;
 mod channel;
 pub mod class_routes;
 mod delivery;
@@ -90,12 +91,14 @@ mod link;
 mod measure;
 pub mod multicast;
 mod nic;
+mod outcome;
 pub mod packet;
 pub mod params;
 mod phase;
 mod records;
 mod replicate;
 mod router;
+mod run;
 pub mod sim;
 mod sleep;
 pub mod switch_barrier;
@@ -103,7 +106,10 @@ pub mod switch_tree;
 mod warm;
 pub mod workload;
 
+pub use build::Builder;
 pub use format::PacketFormat;
+pub use outcome::{Outcome, RunLimits};
 pub use params::{EngineChoice, NetworkParams};
-pub use sim::{Outcome, RunLimits, Simulation};
+pub use run::RunState;
+pub use sim::Simulation;
 pub use workload::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, Message, Nic, Op, Rank, Workload};

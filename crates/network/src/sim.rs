@@ -1,18 +1,19 @@
-//! The simulation: network state (struct of arrays indexed by global port / node), the event
-//! loop, measurement windows and correctness guards.
+//! The simulation: network state (struct of arrays indexed by global port / node) and the events
+//! that change it. The builder is `build.rs`, the event loop `run.rs`.
 
 use crate::channel::ChannelTiming;
 use crate::link;
-use crate::packet::{Message, Packet, PacketId, Slab, NIL};
+pub use crate::outcome::{Outcome, RunLimits};
+use crate::packet::{Message, Packet, PacketId, Slab};
 use crate::params::NetworkParams;
 use crate::records::{InputVc, InputVcId, OutPort, Stall};
-use crate::workload::{Api, Rank, Workload};
+use crate::workload::Workload;
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, RouterId, SimError, Time};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
 use fabricsim_stats::Observer;
 use fabricsim_stats::{LatencyHistogram, PortCounters};
-use fabricsim_topology::{PortGraph, PortKind};
+use fabricsim_topology::PortGraph;
 
 /// Events. Plain data, 8 bytes (a lane entry with its ordering key is 16: four per cache line).
 #[derive(Debug, Clone, Copy)]
@@ -101,82 +102,6 @@ pub(crate) mod lane {
     pub const ENGINE_FREE: usize = 6;
     pub const OUT_FREE: usize = 7;
     pub const COUNT: usize = 8;
-}
-
-/// Events between checks of rare conditions (errors, the deadlock watchdog).
-const RARE_CHECK_EVERY: u64 = 4096;
-/// Events between progress reports (a multiple of `RARE_CHECK_EVERY`).
-const PROGRESS_EVERY: u64 = 1 << 20;
-
-/// Measurement window and stopping rules.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunLimits {
-    /// Messages created before this are warm-up traffic and not measured.
-    pub warmup: Time,
-    /// Length of the measurement window that follows the warm-up.
-    pub measure: Time,
-    /// After the window, keep running (traffic continues) until every measured message has
-    /// arrived, but at most this long.
-    pub drain: Time,
-}
-
-impl RunLimits {
-    /// The latest a run can go on: warm-up + window + drain (saturating).
-    pub fn hard_end(&self) -> Time {
-        Time(self.warmup.ps().saturating_add(self.measure.ps()).saturating_add(self.drain.ps()))
-    }
-
-    /// Refuse limits that could take the run past the event queue's horizon
-    /// ([`fabricsim_engine::MAX_TIME`]); the error names `field`, the key that set them.
-    pub fn check(&self, field: &str) -> Result<(), fabricsim_core::ConfigError> {
-        let end = self.hard_end().ps();
-        if end >= fabricsim_engine::MAX_TIME.ps() {
-            return Err(fabricsim_core::ConfigError::new(
-                field,
-                format!(
-                    "the run could last {:.0} s (warm-up + window + drain), beyond the {:.0} s the event queue holds",
-                    end as f64 * 1e-12,
-                    fabricsim_engine::MAX_TIME.ps() as f64 * 1e-12
-                ),
-            ));
-        }
-        Ok(())
-    }
-}
-
-/// How a run ended and what it measured.
-#[derive(Debug, Clone)]
-pub struct Outcome {
-    pub sim_time: Time,
-    pub events: u64,
-    /// Packets handed from NICs to routers (and packets the collective hardware creates in the
-    /// switches: switch agents' packets, multicast copies).
-    pub packets_injected: u64,
-    /// Packets that reached their NIC or switch agent (and multicast packets whose copies have
-    /// all left: they end in their copies).
-    pub packets_delivered: u64,
-    /// Payload bytes delivered (whole run).
-    pub bytes_delivered: u64,
-    pub messages_delivered: u64,
-    /// Router traversals (grants at router outputs, ejection included).
-    pub packet_hops: u64,
-    /// Latency of measured messages, creation to last byte delivered.
-    pub message_latency: LatencyHistogram,
-    /// Latency of measured packets.
-    pub packet_latency: LatencyHistogram,
-    /// Payload bytes delivered inside the measurement window.
-    pub window_bytes: u64,
-    /// The part of `window_bytes` delivered in the window's first half (a ramp between the two
-    /// halves means the run had not reached steady state).
-    pub window_bytes_first_half: u64,
-    pub window: Time,
-    /// Whether every measured message arrived (false: saturated, results biased).
-    pub drained: bool,
-    /// High-water marks of the packet and message slabs.
-    pub peak_packets: usize,
-    pub peak_messages: usize,
-    /// Delivered packets of an adaptive routing that took the escape sub-network on the way.
-    pub packets_escaped: u64,
 }
 
 /// Network state, separate from the workload so both can be borrowed at once. `O` watches it
@@ -341,8 +266,10 @@ pub struct Core<O = ()> {
 
 /// A simulation: network state plus a workload.
 pub struct Simulation<W: Workload, O: Observer = ()> {
-    core: Core<O>,
-    workload: W,
+    pub(crate) core: Core<O>,
+    pub(crate) workload: W,
+    /// Where a started run stands (`None`: not started).
+    pub(crate) running: Option<crate::run::Running>,
 }
 
 impl<O: Observer> Core<O> {
@@ -472,264 +399,14 @@ impl<W: Workload> Simulation<W> {
 }
 
 impl<W: Workload, O: Observer> Simulation<W, O> {
-    /// Build a simulation watched by `obs` (see [`Observer`]).
+    /// Build a simulation watched by `obs` (see [`Observer`]): [`Builder`](crate::Builder) in one
+    /// call.
     pub fn observed(graph: PortGraph, routing: Routing, params: NetworkParams, workload: W, obs: O) -> Result<Self, SimError> {
-        params.validate()?;
-        let max = params.format.max_wire();
-        let own = routing.own_vcs();
-        let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
-        // Bubble VCs: the routing's VC 0, or its class VCs.
-        let bubbles = routing.bubble_vcs();
-        if bubbles & 1 != 0 && params.buffer_bytes < 2 * max {
-            return Err(fabricsim_core::ConfigError::new(
-                "router.buffer",
-                format!(
-                    "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
-                    params.buffer_bytes
-                ),
-            )
-            .into());
-        }
-        let class_bubbles = bubbles >> own != 0;
-        let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
-        if params.buffer_bytes / share < max {
-            return Err(fabricsim_core::ConfigError::new(
-                "router.queues",
-                format!("{share} queues of {}B each cannot hold one {max}B packet", params.buffer_bytes / share),
-            )
-            .into());
-        }
-        // Class messages are cut into packets that fit their VC's buffer.
-        let class_payload = match routing.classes() {
-            None => params.max_payload(),
-            // With bubbles a class VC's buffer holds two of its packets.
-            Some(_) => params.format.largest_payload_within(if class_bubbles { class_buffer / 2 } else { class_buffer }).ok_or_else(|| {
-                let what = if class_bubbles { "two packets (bubble flow control on its rings)" } else { "a packet" };
-                fabricsim_core::ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold {what} with a one-byte payload"))
-            })?,
-        };
-        if graph.engines != params.engines {
-            return Err(fabricsim_core::ConfigError::new(
-                "nic.injection_engines",
-                format!("{} engines in the parameters but the port graph was built for {}", params.engines, graph.engines),
-            )
-            .into());
-        }
-        if routing.vcs() != params.vcs || routing.engines() != graph.engines {
-            return Err(fabricsim_core::ConfigError::new(
-                "router.vcs",
-                format!(
-                    "the routing was built for {} VCs and {} engines per node, the network has {} VCs and {} engines",
-                    routing.vcs(),
-                    routing.engines(),
-                    params.vcs,
-                    graph.engines
-                ),
-            )
-            .into());
-        }
-        let vcs = params.vcs as u32;
-        let max_ports = graph.max_ports();
-        if vcs as usize > MAX_VCS {
-            return Err(fabricsim_core::ConfigError::new("router.vcs", format!("{vcs} exceeds the {MAX_VCS} VCs a port supports")).into());
-        }
-        if max_ports * vcs > 128 {
-            return Err(fabricsim_core::ConfigError::new(
-                "router.vcs",
-                format!("{} VCs x {} ports per router exceeds the 128 input VCs a router supports", vcs, max_ports),
-            )
-            .into());
-        }
-        let tp = graph.total_ports() as usize;
-        let pseudo = (graph.nodes * graph.engines) as usize;
-        let mut outs = vec![OutPort::default(); tp + pseudo];
-        let mut upstream = vec![NIL; tp];
-        let mut vcq = vec![InputVc::default(); tp * vcs as usize];
-        let mut timing = ChannelTiming::new(&params);
-        for (p, o) in outs.iter_mut().enumerate().take(tp) {
-            o.class = timing.of_port(&graph, p, &params).ok_or_else(|| {
-                fabricsim_core::ConfigError::new("packaging.rack", "more than 250 distinct cable latencies; round the floor layout's lengths")
-            })?;
-            o.latency = u32::try_from(timing.latency(o.class)).map_err(|_| {
-                let field = if graph.cable_m.is_empty() { "topology.link_latency" } else { "packaging.cable_delay" };
-                fabricsim_core::ConfigError::new(field, "a link's latency exceeds the 4.29 ms a link may have")
-            })?;
-            o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
-            o.peer = graph.peer[p];
-            if graph.kind[p] == PortKind::Network {
-                upstream[p] = graph.peer[p];
-            }
-        }
-        for (i, &gp) in graph.attach.iter().enumerate() {
-            upstream[gp.index()] = (tp + i) as u32;
-            outs[tp + i].peer = gp.0;
-        }
-        // Every fed input VC starts with its whole buffer free.
-        for (q, v) in vcq.iter_mut().enumerate() {
-            let up = upstream[q / vcs as usize];
-            if up != NIL {
-                v.up_class = outs[up as usize].class;
-                let vc = (q % vcs as usize) as u8;
-                v.credits = if vc < own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { class_buffer };
-            }
-        }
-        // Switch agents: a sink output per router, after the engines (see `crate::agent`), for
-        // the logic in a fat-tree's switches (the up/down routing's tree).
-        let fat_tree = match routing.kind() {
-            fabricsim_routing::Kind::UpDown(u) => Some(u.tree().clone()),
-            _ => None,
-        };
-        let switch_logic = params.switch_barrier.is_some() || params.multicast.is_some();
-        let agents = match (switch_logic, &fat_tree) {
-            (false, _) => None,
-            (true, None) => {
-                let field = if params.switch_barrier.is_some() { "switch_barrier.enabled" } else { "multicast.enabled" };
-                return Err(fabricsim_core::ConfigError::new(field, "this is logic in the switches of a fat-tree (up/down routing)").into());
-            }
-            (true, Some(_)) => {
-                if max_ports * vcs > crate::agent::AGENT_BIT {
-                    let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
-                    return Err(fabricsim_core::ConfigError::new("router.vcs", msg).into());
-                }
-                if let Some(b) = params.switch_barrier.as_ref().filter(|_| routing.classes().is_some()) {
-                    if b.payload > class_payload {
-                        let msg =
-                            format!("{} bytes: a barrier packet must fit the {class_payload}-byte payload the class VC's buffer takes", b.payload);
-                        return Err(fabricsim_core::ConfigError::new("switch_barrier.payload", msg).into());
-                    }
-                }
-                let sinks = outs.len() as u32;
-                for r in 0..graph.routers as usize {
-                    let qbase = graph.port_offset[r] * vcs;
-                    outs.push(OutPort { class: crate::channel::TERMINAL, latency: 0, qbase, peer: u32::MAX, ..OutPort::default() });
-                }
-                Some(Box::new(crate::agent::Agents::new(sinks)))
-            }
-        };
-        let hardware = params.gates.is_some() || params.class_routes.is_some() || switch_logic;
-        let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
-        let stall = vec![Stall::default(); outs.len()];
-        let arb_mark = vec![0; outs.len().div_ceil(64)];
-        let requested = vec![0; outs.len().div_ceil(64)];
-        let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
-        let in_rr = vec![0; in_busy.len()];
-        let nodes = graph.nodes as usize;
-        let core = Core {
-            obs,
-            outs,
-            requested,
-            in_busy,
-            in_rr,
-            xbar_retry: Vec::new(),
-            stall,
-            upstream,
-            vcq,
-            packets: Slab::default(),
-            credit_returns: Slab::default(),
-            messages: Slab::default(),
-            gets: Slab::default(),
-            nic_head: vec![NIL; nodes * graph.engines as usize],
-            nic_tail: vec![NIL; nodes * graph.engines as usize],
-            nic_rr: vec![0; nodes],
-            rank_node: Vec::new(),
-            posted: crate::packet::MsgFifos::new(nodes),
-            answered: crate::packet::MsgFifos::new(nodes),
-            core_free: vec![0; nodes],
-            notify_sent: false,
-            notes: Slab::default(),
-            handover: Vec::new(),
-            listen: true,
-            arrivals: Vec::new(),
-            host_free: vec![0; nodes],
-            mem_free: vec![0; 2 * nodes],
-            nic_wake: vec![0; nodes],
-            engine_wake: vec![0; nodes * graph.engines as usize],
-            engine_queued: vec![0; nodes * graph.engines as usize],
-            paced_until: vec![0; nodes * graph.engines as usize],
-            queued: vec![0; nodes],
-            cands: Candidates::default(),
-            arb_due: Vec::new(),
-            select_due: Vec::new(),
-            arb_mark,
-            nic_due: Vec::new(),
-            nic_mark: vec![0; nodes.div_ceil(64)],
-            phase_scratch: Vec::new(),
-            due: false,
-            next_seq: vec![0; nodes],
-            delivered_bits: vec![Vec::new(); nodes],
-            last_progress: 0,
-            in_network: 0,
-            measured_outstanding: 0,
-            window_start: 0,
-            window_end: u64::MAX,
-            error: None,
-            check_stop: true,
-            silent_credits: true,
-            class_payload,
-            class_vcs: routing.classes().map_or(0, |c| c.count()),
-            slots: link::Slots {
-                size: params.format.max_wire(),
-                class_size: params.format.wire(class_payload),
-                class_from: own,
-                vcs: routing.bubble_vcs(),
-            },
-            lookahead: true,
-            warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
-            counters_at_start: Vec::new(),
-            counters_at_end: Vec::new(),
-            gates: params.gates.clone().map(|g| Box::new(crate::gates::GateUnit::new(g, nodes as u32))),
-            classes: match params.class_routes.clone().map(crate::class_routes::ClassRoutes::new) {
-                Some(Ok(c)) => Some(Box::new(c)),
-                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("class_routes.enabled", e).into()),
-                None => None,
-            },
-            switch_barrier: match params.switch_barrier.clone().zip(fat_tree.clone()).map(|(b, t)| crate::switch_barrier::SwitchBarrier::new(*b, t)) {
-                Some(Ok(b)) => Some(Box::new(b)),
-                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("switch_barrier.rail", e).into()),
-                None => None,
-            },
-            agents,
-            sleepers: routing.waits_when_blocked().then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
-            multicast: match params.multicast.clone().zip(fat_tree).map(|(m, t)| crate::multicast::Multicast::new(*m, t)) {
-                Some(Ok(m)) => Some(Box::new(m)),
-                Some(Err(e)) => return Err(fabricsim_core::ConfigError::new("multicast.rail", e).into()),
-                None => None,
-            },
-            hardware,
-            single_latency: LatencyHistogram::new(),
-            out: Outcome {
-                sim_time: Time::ZERO,
-                events: 0,
-                packets_injected: 0,
-                packets_delivered: 0,
-                bytes_delivered: 0,
-                messages_delivered: 0,
-                packet_hops: 0,
-                message_latency: LatencyHistogram::new(),
-                packet_latency: LatencyHistogram::new(),
-                window_bytes: 0,
-                window_bytes_first_half: 0,
-                window: Time::ZERO,
-                drained: true,
-                peak_packets: 0,
-                peak_messages: 0,
-                packets_escaped: 0,
-            },
-            queue: EventQueue::with_lanes(lane::COUNT),
-            timing,
-            vcs,
-            vcs_div: FastDiv::new(vcs),
-            engines_div: FastDiv::new(graph.engines.max(1)),
-            router_div: {
-                let ppr = graph.port_offset.get(1).copied().unwrap_or(0);
-                let uniform = ppr > 0 && graph.port_offset.windows(2).all(|w| w[1] - w[0] == ppr);
-                uniform.then(|| FastDiv::new(ppr))
-            },
-            graph,
-            routing,
-            p: params,
-        };
-        Ok(Simulation { core, workload })
+        crate::Builder::new(graph, routing, params).observer(obs).build(workload)
+    }
+
+    pub(crate) fn from_parts(core: Core<O>, workload: W) -> Self {
+        Simulation { core, workload, running: None }
     }
 
     /// Place ranks on nodes: rank `r` runs on node `rank_node[r]` (several ranks may share a
@@ -816,154 +493,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         end.iter().zip(start).map(|(e, s)| e.since(s)).collect()
     }
 
-    /// Handle one event.
-    #[inline]
-    fn dispatch(&mut self, now: u64, ev: Ev) {
-        let c = &mut self.core;
-        match ev {
-            Ev::Ready(pkt) => {
-                c.warm_ready();
-                c.on_ready(pkt)
-            }
-            Ev::OutFree { out, bit } => {
-                if c.warm_releases {
-                    c.warm_out_free();
-                }
-                let q = InputVcId(c.first_vc_of(out) + bit as u32);
-                let bytes = c.vcq[q.index()].bytes;
-                c.on_out_free(out, q, bytes);
-            }
-            Ev::Credit(i) => {
-                let r = *c.credit_returns.get(i);
-                c.credit_returns.remove(i);
-                c.on_credit(r.port, r.q, r.bytes);
-            }
-            Ev::EngineFree(ps) => {
-                let node = c.engines_div.div(ps - c.total_ports());
-                c.post_injection(node);
-            }
-            Ev::Deliver(pkt) => {
-                if let Some(d) = c.deliver(pkt) {
-                    c.hand_over(d, false, false);
-                }
-            }
-            Ev::EjectDone(pkt) => {
-                if c.warm_releases {
-                    c.warm_out_free();
-                }
-                let p = c.packets.get(pkt);
-                let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
-                c.on_out_free(port, q, bytes);
-                if let Some(d) = c.deliver(pkt) {
-                    c.hand_over(d, false, false);
-                }
-            }
-            Ev::Wake(node) => {
-                c.warm_wake();
-                self.workload.wake(Rank(node), &mut Api::new(c));
-                // The workload may have finished; that matters only with nothing in flight (or
-                // for a workload whose run may end with traffic in flight).
-                let c = &mut self.core;
-                if (c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0) || self.workload.ended() {
-                    c.check_stop = true;
-                }
-            }
-            Ev::MsgReady(src) => c.message_ready(src),
-            Ev::AnswerReady(node) => c.answer_ready(node),
-            Ev::Sent(i) | Ev::Polled(i) => {
-                let d = *c.notes.get(i);
-                c.notes.remove(i);
-                c.hand_over(d, matches!(ev, Ev::Sent(_)), true);
-            }
-            Ev::MsgDone(m) => {
-                if let Some(d) = c.complete(m, true) {
-                    c.hand_over(d, false, false);
-                }
-            }
-            Ev::Gate(e) => c.gate_processed(e),
-            Ev::Class(e) => c.class_event(e),
-            Ev::AgentHead(pkt) => c.class_head(pkt),
-            Ev::SwitchBarrier(e) => c.barrier_event(e),
-            Ev::AgentFree(out) => c.agent_free(out),
-            Ev::Multicast(e) => c.multicast_event(e),
-            Ev::CopyDone(pkt) => c.copy_done(pkt),
-            Ev::NicWake(node) => {
-                // A wake-up replaced by an earlier one is stale: that one already ran.
-                if c.nic_wake[node as usize] == now {
-                    c.nic_wake[node as usize] = 0;
-                    c.post_injection(node);
-                }
-            }
-        }
-    }
-
-    /// The end of an instant: its completions reach the workload, in an order that depends on
-    /// them only (a workload's reactions, e.g. new posts, then take part in the phase), unless
-    /// the receiving core still has to poll them; then the network's phase (see `phase.rs`).
-    #[inline(never)]
-    fn end_instant(&mut self) {
-        if !self.core.handover.is_empty() {
-            self.core.queue.end_of_instant();
-            let mut list = std::mem::take(&mut self.core.handover);
-            list.sort_unstable_by_key(|h| h.key());
-            let poll = self.core.p.poll_overhead.ps() > 0;
-            for h in &list {
-                let c = &mut self.core;
-                if poll && !h.polled {
-                    c.poll_later(h.d);
-                } else if h.sent {
-                    self.workload.sent(&h.d, &mut Api::new(c));
-                } else if c.listen {
-                    self.workload.delivered(&h.d, &mut Api::new(c));
-                }
-            }
-            // Completions the reactions produced at once (none today) wait for the next phase.
-            let more = std::mem::take(&mut self.core.handover);
-            list.clear();
-            list.extend(more);
-            self.core.handover = list;
-            self.core.check_stop = true;
-        }
-        // Members whose in-network collective ended, by rank then tag, before the network's
-        // phase: what they start next is served in it. Gates fire in the phase, and may end
-        // collectives there: hand those over and run the phase again until none is left.
-        if !self.core.hardware {
-            self.core.end_instant();
-        } else {
-            self.hardware_end_instant();
-        }
-        if !self.core.handover.is_empty() {
-            self.core.due = true;
-        }
-    }
-
-    /// [`end_instant`](Self::end_instant)'s phase with collective hardware: ended collectives
-    /// first, then the phase, again while the phase ends more.
-    #[inline(never)]
-    fn hardware_end_instant(&mut self) {
-        loop {
-            let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
-            done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
-            done.extend(self.core.switch_barrier.as_deref_mut().map(|b| std::mem::take(&mut b.done)).unwrap_or_default());
-            done.extend(self.core.multicast.as_deref_mut().map(|m| std::mem::take(&mut m.done)).unwrap_or_default());
-            if !done.is_empty() {
-                done.sort_unstable();
-                for &(rank, tag) in &done {
-                    self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
-                }
-                self.core.check_stop = true;
-            }
-            self.core.end_instant();
-            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work())
-                || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty())
-                || self.core.switch_barrier.as_deref().is_some_and(|b| !b.done.is_empty())
-                || self.core.multicast.as_deref().is_some_and(|m| !m.done.is_empty());
-            if !more {
-                break;
-            }
-        }
-    }
-
     /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
     pub fn gate_wiring(&self, id: u32) -> Option<&crate::gates::Wiring> {
         self.core.gate_wiring(id)
@@ -989,111 +518,5 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.
     pub fn class_tree(&self, id: u32) -> Option<&crate::class_routes::ClassTree> {
         self.core.class_tree(id)
-    }
-
-    /// Run to completion. `progress` is called now and then with the current simulated time.
-    pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
-        let c = &mut self.core;
-        c.window_start = limits.warmup.ps();
-        c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
-        let hard_end = limits.hard_end().ps();
-        limits.check("sim.duration")?;
-        self.core.notify_sent = self.workload.wants_local_completion();
-        self.core.listen = self.workload.hears_completions();
-        self.workload.start(&mut Api::new(&mut self.core));
-        if self.core.due && !self.core.queue.instant_pending() {
-            self.end_instant();
-        }
-        let watchdog = self.core.p.watchdog.ps();
-        let mut n = 0u64;
-        // The next phase boundary: the window's start and end (port counters are snapshotted
-        // there), then the hard end.
-        let mut phase_end = self.core.next_phase(hard_end);
-        loop {
-            let c = &mut self.core;
-            let Some((now, ev)) = c.queue.pop() else {
-                if c.in_network > 0 || c.messages.live() > 0 {
-                    let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
-                    let ports = if c.in_network > 0 { c.stuck_ports() } else { format!("{} messages waiting in NICs", c.messages.live()) };
-                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: idle, ports });
-                }
-                break;
-            };
-            let now = now.ps();
-            if now >= phase_end {
-                if now > hard_end {
-                    c.out.drained = c.measured_outstanding == 0;
-                    break;
-                }
-                c.snapshot_counters(now, false);
-                phase_end = c.next_phase(hard_end);
-                c.check_stop = true;
-            }
-            self.dispatch(now, ev);
-            let c = &mut self.core;
-            n += 1;
-            if n.is_multiple_of(RARE_CHECK_EVERY) {
-                // Rare conditions are checked every few thousand events (and once more when the
-                // loop ends): an error waits in `error` until then, and a deadlock is reported a
-                // little after the watchdog expires.
-                if c.error.is_some() {
-                    break;
-                }
-                c.check_watchdog(now, watchdog)?;
-                if n.is_multiple_of(PROGRESS_EVERY) {
-                    progress(Time(now));
-                }
-            }
-            // Once the instant's last event is handled: its phase (completions to the workload,
-            // selection, arbitration, injection), then the stopping rules (judged on the whole
-            // instant: its remaining events would otherwise count or not depending on their
-            // order). A phase may schedule events at the same instant; they come first.
-            if (c.due || c.check_stop) && !c.queue.instant_pending() {
-                if c.due {
-                    self.end_instant();
-                }
-                let c = &mut self.core;
-                if c.check_stop && !c.queue.instant_pending() {
-                    c.check_stop = false;
-                    // Past the window: stop as soon as every measured message has arrived, or at
-                    // once when the workload knows the network is saturated (draining would
-                    // only wait on its backlog).
-                    if now >= c.window_end && (c.measured_outstanding == 0 || self.workload.saturated()) {
-                        break;
-                    }
-                    let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;
-                    if (idle && self.workload.finished()) || self.workload.ended() {
-                        break;
-                    }
-                }
-            }
-        }
-        if let Some(e) = self.core.error.take() {
-            return Err(e);
-        }
-        // A deadlock the sampled checks above did not reach before the run ended.
-        let now = self.core.queue.now().ps();
-        self.core.check_watchdog(now, watchdog)?;
-        let c = &mut self.core;
-        // A run that ends early closes its window (and opens it, if it never began).
-        let end = c.queue.now().ps();
-        c.snapshot_counters(end, true);
-        c.out.drained = c.measured_outstanding == 0;
-        let in_flight = c.packets.live() as u64;
-        // Two independent counts must agree: packets alive in the slab, and the running
-        // injected - delivered balance kept by the event handlers.
-        if c.out.packets_injected != c.out.packets_delivered + in_flight || c.in_network != in_flight {
-            return Err(SimError::Conservation { injected: c.out.packets_injected, delivered: c.out.packets_delivered, in_flight });
-        }
-        c.out.sim_time = c.queue.now();
-        c.out.events = c.queue.events_processed();
-        let end = c.queue.now().ps().min(c.window_end);
-        c.out.window = Time(end.saturating_sub(c.window_start));
-        c.out.peak_packets = c.packets.capacity_used();
-        c.out.peak_messages = c.messages.capacity_used();
-        let mut out = c.out.clone();
-        out.packet_latency.merge(&c.single_latency);
-        out.message_latency.merge(&c.single_latency);
-        Ok(out)
     }
 }

@@ -1,0 +1,413 @@
+//! The one place a network is checked and built: [`Builder`] takes the port graph, the routing
+//! and the parameters, validates every limit once, and returns a runnable [`Simulation`]
+//! (build, then run: `Builder::new(..).observer(o).rank_map(m).build(workload)?.run(..)`).
+//!
+//! Each step is a function of its own: the limits ([`Builder::check`]), the senders and input
+//! buffers with their channel timing ([`ports`]), the switch agents ([`agents`]), the in-network
+//! units ([`Units`]), and the assembly of the state.
+
+use crate::channel::ChannelTiming;
+use crate::link;
+use crate::outcome::Outcome;
+use crate::packet::{Slab, NIL};
+use crate::params::NetworkParams;
+use crate::records::{InputVc, OutPort, Stall};
+use crate::sim::{lane, Core, Simulation, MAX_VCS};
+use crate::workload::Workload;
+use fabricsim_core::{ConfigError, FastDiv, NodeId, SimError};
+use fabricsim_engine::EventQueue;
+use fabricsim_routing::{Candidates, Routing};
+use fabricsim_stats::{LatencyHistogram, Observer};
+use fabricsim_topology::{FatTree, PortGraph, PortKind};
+
+/// Builds a [`Simulation`]: the network (graph, routing, parameters), then what watches it, where
+/// its ranks run and how same-instant events are ordered, then the workload.
+pub struct Builder<O = ()> {
+    graph: PortGraph,
+    routing: Routing,
+    params: NetworkParams,
+    obs: O,
+    rank_map: Option<Vec<NodeId>>,
+    tie_seed: Option<u64>,
+}
+
+impl Builder<()> {
+    /// A network of `graph` routed by `routing` with `params` (the graph must have
+    /// `params.engines` attachments per node), watched by no observer, one rank per node.
+    pub fn new(graph: PortGraph, routing: Routing, params: NetworkParams) -> Self {
+        Builder { graph, routing, params, obs: (), rank_map: None, tie_seed: None }
+    }
+}
+
+impl<O: Observer> Builder<O> {
+    /// Watch the run with `obs` (see [`Observer`]).
+    pub fn observer<P: Observer>(self, obs: P) -> Builder<P> {
+        let Builder { graph, routing, params, rank_map, tie_seed, .. } = self;
+        Builder { graph, routing, params, obs, rank_map, tie_seed }
+    }
+
+    /// Place ranks on nodes: rank `r` runs on node `rank_node[r]` (several ranks may share a
+    /// node). Without a map each node runs one rank, its own id.
+    pub fn rank_map(mut self, rank_node: Vec<NodeId>) -> Self {
+        self.rank_map = Some(rank_node);
+        self
+    }
+
+    /// Test mode: same-instant events come out of the event queue in an order drawn from
+    /// `seed` (see [`Simulation::with_tie_shuffle`]).
+    pub fn tie_shuffle(mut self, seed: u64) -> Self {
+        self.tie_seed = Some(seed);
+        self
+    }
+
+    /// Check every limit and build the simulation of `workload` on this network.
+    pub fn build<W: Workload>(self, workload: W) -> Result<Simulation<W, O>, SimError> {
+        let sizes = self.check()?;
+        let Builder { graph, routing, params, obs, rank_map, tie_seed } = self;
+        let fat_tree = match routing.kind() {
+            fabricsim_routing::Kind::UpDown(u) => Some(u.tree().clone()),
+            _ => None,
+        };
+        let mut ports = ports(&graph, &routing, &params, &sizes)?;
+        let agents = agents(&graph, &params, &sizes, fat_tree.as_ref(), &mut ports.outs)?;
+        let units = Units::new(&graph, &routing, &params, fat_tree, agents)?;
+        let core = assemble(graph, routing, params, obs, sizes, ports, units);
+        let mut sim = Simulation::from_parts(core, workload);
+        if let Some(map) = rank_map {
+            sim = sim.with_rank_map(map)?;
+        }
+        if let Some(seed) = tie_seed {
+            sim = sim.with_tie_shuffle(seed);
+        }
+        Ok(sim)
+    }
+
+    /// Every limit of the network, checked once: the parameters themselves, buffers that hold
+    /// the packets their flow control needs, class packets that fit their VCs, and a routing
+    /// and a graph built for these parameters.
+    fn check(&self) -> Result<Sizes, SimError> {
+        let (graph, routing, params) = (&self.graph, &self.routing, &self.params);
+        params.validate()?;
+        let max = params.format.max_wire();
+        let own = routing.own_vcs();
+        let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
+        // Bubble VCs: the routing's VC 0, or its class VCs.
+        let bubbles = routing.bubble_vcs();
+        if bubbles & 1 != 0 && params.buffer_bytes < 2 * max {
+            let msg = format!(
+                "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
+                params.buffer_bytes
+            );
+            return Err(ConfigError::new("router.buffer", msg).into());
+        }
+        let class_bubbles = bubbles >> own != 0;
+        let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
+        if params.buffer_bytes / share < max {
+            let msg = format!("{share} queues of {}B each cannot hold one {max}B packet", params.buffer_bytes / share);
+            return Err(ConfigError::new("router.queues", msg).into());
+        }
+        // Class messages are cut into packets that fit their VC's buffer.
+        let class_payload = match routing.classes() {
+            None => params.max_payload(),
+            // With bubbles a class VC's buffer holds two of its packets.
+            Some(_) => params.format.largest_payload_within(if class_bubbles { class_buffer / 2 } else { class_buffer }).ok_or_else(|| {
+                let what = if class_bubbles { "two packets (bubble flow control on its rings)" } else { "a packet" };
+                ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold {what} with a one-byte payload"))
+            })?,
+        };
+        if graph.engines != params.engines {
+            let msg = format!("{} engines in the parameters but the port graph was built for {}", params.engines, graph.engines);
+            return Err(ConfigError::new("nic.injection_engines", msg).into());
+        }
+        if routing.vcs() != params.vcs || routing.engines() != graph.engines {
+            let msg = format!(
+                "the routing was built for {} VCs and {} engines per node, the network has {} VCs and {} engines",
+                routing.vcs(),
+                routing.engines(),
+                params.vcs,
+                graph.engines
+            );
+            return Err(ConfigError::new("router.vcs", msg).into());
+        }
+        let vcs = params.vcs as u32;
+        let max_ports = graph.max_ports();
+        if vcs as usize > MAX_VCS {
+            return Err(ConfigError::new("router.vcs", format!("{vcs} exceeds the {MAX_VCS} VCs a port supports")).into());
+        }
+        if max_ports * vcs > 128 {
+            let msg = format!("{} VCs x {} ports per router exceeds the 128 input VCs a router supports", vcs, max_ports);
+            return Err(ConfigError::new("router.vcs", msg).into());
+        }
+        Ok(Sizes { vcs, own, class_buffer, class_payload, class_vcs: routing.classes().is_some(), max_ports })
+    }
+}
+
+/// What the checks derived and the construction needs.
+struct Sizes {
+    vcs: u32,
+    /// VCs the routing uses itself (class VCs come after them).
+    own: u8,
+    class_buffer: u32,
+    /// Largest payload of a packet on a class VC.
+    class_payload: u32,
+    /// Whether the routing has dedicated class VCs.
+    class_vcs: bool,
+    max_ports: u32,
+}
+
+/// The senders (router outputs, then NIC engine pseudo-ports), who feeds each router port, and
+/// every input VC with its whole buffer free, with the channel timing they were classed by.
+struct Ports {
+    outs: Vec<OutPort>,
+    upstream: Vec<u32>,
+    vcq: Vec<InputVc>,
+    timing: ChannelTiming,
+}
+
+fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &Sizes) -> Result<Ports, SimError> {
+    let vcs = sizes.vcs;
+    let tp = graph.total_ports() as usize;
+    let pseudo = (graph.nodes * graph.engines) as usize;
+    let mut outs = vec![OutPort::default(); tp + pseudo];
+    let mut upstream = vec![NIL; tp];
+    let mut vcq = vec![InputVc::default(); tp * vcs as usize];
+    let mut timing = ChannelTiming::new(params);
+    for (p, o) in outs.iter_mut().enumerate().take(tp) {
+        o.class = timing
+            .of_port(graph, p, params)
+            .ok_or_else(|| ConfigError::new("packaging.rack", "more than 250 distinct cable latencies; round the floor layout's lengths"))?;
+        o.latency = u32::try_from(timing.latency(o.class)).map_err(|_| {
+            let field = if graph.cable_m.is_empty() { "topology.link_latency" } else { "packaging.cable_delay" };
+            ConfigError::new(field, "a link's latency exceeds the 4.29 ms a link may have")
+        })?;
+        o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
+        o.peer = graph.peer[p];
+        if graph.kind[p] == PortKind::Network {
+            upstream[p] = graph.peer[p];
+        }
+    }
+    for (i, &gp) in graph.attach.iter().enumerate() {
+        upstream[gp.index()] = (tp + i) as u32;
+        outs[tp + i].peer = gp.0;
+    }
+    // Every fed input VC starts with its whole buffer free.
+    for (q, v) in vcq.iter_mut().enumerate() {
+        let up = upstream[q / vcs as usize];
+        if up != NIL {
+            v.up_class = outs[up as usize].class;
+            let vc = (q % vcs as usize) as u8;
+            v.credits = if vc < sizes.own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { sizes.class_buffer };
+        }
+    }
+    Ok(Ports { outs, upstream, vcq, timing })
+}
+
+/// Switch agents: a sink output per router, after the engines (see `crate::agent`), for the
+/// logic in a fat-tree's switches (the up/down routing's tree); `None` without such logic.
+fn agents(
+    graph: &PortGraph,
+    params: &NetworkParams,
+    sizes: &Sizes,
+    fat_tree: Option<&FatTree>,
+    outs: &mut Vec<OutPort>,
+) -> Result<Option<Box<crate::agent::Agents>>, SimError> {
+    let switch_logic = params.switch_barrier.is_some() || params.multicast.is_some();
+    if !switch_logic {
+        return Ok(None);
+    }
+    if fat_tree.is_none() {
+        let field = if params.switch_barrier.is_some() { "switch_barrier.enabled" } else { "multicast.enabled" };
+        return Err(ConfigError::new(field, "this is logic in the switches of a fat-tree (up/down routing)").into());
+    }
+    let (vcs, max_ports) = (sizes.vcs, sizes.max_ports);
+    if max_ports * vcs > crate::agent::AGENT_BIT {
+        let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
+        return Err(ConfigError::new("router.vcs", msg).into());
+    }
+    if let Some(b) = params.switch_barrier.as_ref().filter(|_| sizes.class_vcs) {
+        if b.payload > sizes.class_payload {
+            let msg = format!("{} bytes: a barrier packet must fit the {}-byte payload the class VC's buffer takes", b.payload, sizes.class_payload);
+            return Err(ConfigError::new("switch_barrier.payload", msg).into());
+        }
+    }
+    let sinks = outs.len() as u32;
+    for r in 0..graph.routers as usize {
+        let qbase = graph.port_offset[r] * vcs;
+        outs.push(OutPort { class: crate::channel::TERMINAL, latency: 0, qbase, peer: u32::MAX, ..OutPort::default() });
+    }
+    Ok(Some(Box::new(crate::agent::Agents::new(sinks))))
+}
+
+/// The in-network units a network has (each `None` when it has not).
+pub(crate) struct Units {
+    gates: Option<Box<crate::gates::GateUnit>>,
+    classes: Option<Box<crate::class_routes::ClassRoutes>>,
+    switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrier>>,
+    agents: Option<Box<crate::agent::Agents>>,
+    sleepers: Option<Box<crate::sleep::Sleepers>>,
+    multicast: Option<Box<crate::multicast::Multicast>>,
+}
+
+impl Units {
+    fn new(
+        graph: &PortGraph,
+        routing: &Routing,
+        params: &NetworkParams,
+        fat_tree: Option<FatTree>,
+        agents: Option<Box<crate::agent::Agents>>,
+    ) -> Result<Self, SimError> {
+        let unit = |field: &'static str| move |e: String| SimError::from(ConfigError::new(field, e));
+        let classes = params.class_routes.clone().map(crate::class_routes::ClassRoutes::new).transpose().map_err(unit("class_routes.enabled"))?;
+        let switch_barrier = params
+            .switch_barrier
+            .clone()
+            .zip(fat_tree.clone())
+            .map(|(b, t)| crate::switch_barrier::SwitchBarrier::new(*b, t))
+            .transpose()
+            .map_err(unit("switch_barrier.rail"))?;
+        let multicast = params
+            .multicast
+            .clone()
+            .zip(fat_tree)
+            .map(|(m, t)| crate::multicast::Multicast::new(*m, t))
+            .transpose()
+            .map_err(unit("multicast.rail"))?;
+        Ok(Units {
+            gates: params.gates.clone().map(|g| Box::new(crate::gates::GateUnit::new(g, graph.nodes))),
+            classes: classes.map(Box::new),
+            switch_barrier: switch_barrier.map(Box::new),
+            agents,
+            sleepers: routing.waits_when_blocked().then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
+            multicast: multicast.map(Box::new),
+        })
+    }
+
+    /// Whether the network has any collective hardware (one test per instant).
+    fn hardware(&self) -> bool {
+        self.gates.is_some() || self.classes.is_some() || self.switch_barrier.is_some() || self.multicast.is_some()
+    }
+}
+
+/// A measurement with nothing measured yet.
+fn empty_outcome() -> Outcome {
+    Outcome {
+        sim_time: fabricsim_core::Time::ZERO,
+        events: 0,
+        packets_injected: 0,
+        packets_delivered: 0,
+        bytes_delivered: 0,
+        messages_delivered: 0,
+        packet_hops: 0,
+        message_latency: LatencyHistogram::new(),
+        packet_latency: LatencyHistogram::new(),
+        window_bytes: 0,
+        window_bytes_first_half: 0,
+        window: fabricsim_core::Time::ZERO,
+        drained: true,
+        peak_packets: 0,
+        peak_messages: 0,
+        packets_escaped: 0,
+    }
+}
+
+/// The network's state, from the checked parts.
+fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkParams, obs: O, sizes: Sizes, ports: Ports, units: Units) -> Core<O> {
+    let Ports { outs, upstream, vcq, timing } = ports;
+    let vcs = sizes.vcs;
+    let tp = graph.total_ports() as usize;
+    let hardware = units.hardware();
+    let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
+    let stall = vec![Stall::default(); outs.len()];
+    let arb_mark = vec![0; outs.len().div_ceil(64)];
+    let requested = vec![0; outs.len().div_ceil(64)];
+    let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
+    let in_rr = vec![0; in_busy.len()];
+    let nodes = graph.nodes as usize;
+    let engines = nodes * graph.engines as usize;
+    Core {
+        obs,
+        outs,
+        requested,
+        in_busy,
+        in_rr,
+        xbar_retry: Vec::new(),
+        stall,
+        upstream,
+        vcq,
+        packets: Slab::default(),
+        credit_returns: Slab::default(),
+        messages: Slab::default(),
+        gets: Slab::default(),
+        nic_head: vec![NIL; engines],
+        nic_tail: vec![NIL; engines],
+        nic_rr: vec![0; nodes],
+        rank_node: Vec::new(),
+        posted: crate::packet::MsgFifos::new(nodes),
+        answered: crate::packet::MsgFifos::new(nodes),
+        core_free: vec![0; nodes],
+        notify_sent: false,
+        notes: Slab::default(),
+        handover: Vec::new(),
+        listen: true,
+        arrivals: Vec::new(),
+        host_free: vec![0; nodes],
+        mem_free: vec![0; 2 * nodes],
+        nic_wake: vec![0; nodes],
+        engine_wake: vec![0; engines],
+        engine_queued: vec![0; engines],
+        paced_until: vec![0; engines],
+        queued: vec![0; nodes],
+        cands: Candidates::default(),
+        arb_due: Vec::new(),
+        select_due: Vec::new(),
+        arb_mark,
+        nic_due: Vec::new(),
+        nic_mark: vec![0; nodes.div_ceil(64)],
+        phase_scratch: Vec::new(),
+        due: false,
+        next_seq: vec![0; nodes],
+        delivered_bits: vec![Vec::new(); nodes],
+        last_progress: 0,
+        in_network: 0,
+        measured_outstanding: 0,
+        window_start: 0,
+        window_end: u64::MAX,
+        error: None,
+        check_stop: true,
+        silent_credits: true,
+        class_payload: sizes.class_payload,
+        class_vcs: routing.classes().map_or(0, |c| c.count()),
+        slots: link::Slots {
+            size: params.format.max_wire(),
+            class_size: params.format.wire(sizes.class_payload),
+            class_from: sizes.own,
+            vcs: routing.bubble_vcs(),
+        },
+        lookahead: true,
+        warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
+        counters_at_start: Vec::new(),
+        counters_at_end: Vec::new(),
+        gates: units.gates,
+        classes: units.classes,
+        switch_barrier: units.switch_barrier,
+        agents: units.agents,
+        sleepers: units.sleepers,
+        multicast: units.multicast,
+        hardware,
+        single_latency: LatencyHistogram::new(),
+        out: empty_outcome(),
+        queue: EventQueue::with_lanes(lane::COUNT),
+        timing,
+        vcs,
+        vcs_div: FastDiv::new(vcs),
+        engines_div: FastDiv::new(graph.engines.max(1)),
+        router_div: {
+            let ppr = graph.port_offset.get(1).copied().unwrap_or(0);
+            let uniform = ppr > 0 && graph.port_offset.windows(2).all(|w| w[1] - w[0] == ppr);
+            uniform.then(|| FastDiv::new(ppr))
+        },
+        graph,
+        routing,
+        p: params,
+    }
+}

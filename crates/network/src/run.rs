@@ -1,0 +1,360 @@
+//! The event loop: a run starts ([`Simulation::start`]), advances by instants
+//! ([`Simulation::step`], [`Simulation::run_until`]) or to its end, and is closed by
+//! [`Simulation::finish`], which checks conservation and returns the [`Outcome`].
+//! [`Simulation::run`] does all three. Pausing between instants changes nothing: a paused run
+//! resumes exactly where it would have gone on (tested).
+
+use crate::outcome::{Outcome, RunLimits};
+use crate::records::InputVcId;
+use crate::sim::{Ev, Simulation};
+use crate::workload::{Api, Rank, Workload};
+use fabricsim_core::{SimError, Time};
+use fabricsim_stats::Observer;
+
+/// Events between checks of rare conditions (errors, the deadlock watchdog).
+const RARE_CHECK_EVERY: u64 = 4096;
+/// Events between progress reports (a multiple of `RARE_CHECK_EVERY`).
+const PROGRESS_EVERY: u64 = 1 << 20;
+
+/// Where a started run stands between calls.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Running {
+    /// The latest the run may go on (warm-up + window + drain), ps.
+    hard_end: u64,
+    /// The next phase boundary: the window's start and end (port counters are snapshotted
+    /// there), then the hard end.
+    phase_end: u64,
+    watchdog: u64,
+    /// Events handled so far in this run's loop.
+    events: u64,
+    /// Whether a stopping rule (or an error) ended the run.
+    ended: bool,
+}
+
+/// Whether a run goes on after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RunState {
+    /// Events remain and no stopping rule has ended the run.
+    Running,
+    /// The run is over: call [`Simulation::finish`] for its outcome.
+    Ended,
+}
+
+impl<W: Workload, O: Observer> Simulation<W, O> {
+    /// Handle one event.
+    #[inline]
+    fn dispatch(&mut self, now: u64, ev: Ev) {
+        let c = &mut self.core;
+        match ev {
+            Ev::Ready(pkt) => {
+                c.warm_ready();
+                c.on_ready(pkt)
+            }
+            Ev::OutFree { out, bit } => {
+                if c.warm_releases {
+                    c.warm_out_free();
+                }
+                let q = InputVcId(c.first_vc_of(out) + bit as u32);
+                let bytes = c.vcq[q.index()].bytes;
+                c.on_out_free(out, q, bytes);
+            }
+            Ev::Credit(i) => {
+                let r = *c.credit_returns.get(i);
+                c.credit_returns.remove(i);
+                c.on_credit(r.port, r.q, r.bytes);
+            }
+            Ev::EngineFree(ps) => {
+                let node = c.engines_div.div(ps - c.total_ports());
+                c.post_injection(node);
+            }
+            Ev::Deliver(pkt) => {
+                if let Some(d) = c.deliver(pkt) {
+                    c.hand_over(d, false, false);
+                }
+            }
+            Ev::EjectDone(pkt) => {
+                if c.warm_releases {
+                    c.warm_out_free();
+                }
+                let p = c.packets.get(pkt);
+                let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
+                c.on_out_free(port, q, bytes);
+                if let Some(d) = c.deliver(pkt) {
+                    c.hand_over(d, false, false);
+                }
+            }
+            Ev::Wake(node) => {
+                c.warm_wake();
+                self.workload.wake(Rank(node), &mut Api::new(c));
+                // The workload may have finished; that matters only with nothing in flight (or
+                // for a workload whose run may end with traffic in flight).
+                let c = &mut self.core;
+                if (c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0) || self.workload.ended() {
+                    c.check_stop = true;
+                }
+            }
+            Ev::MsgReady(src) => c.message_ready(src),
+            Ev::AnswerReady(node) => c.answer_ready(node),
+            Ev::Sent(i) | Ev::Polled(i) => {
+                let d = *c.notes.get(i);
+                c.notes.remove(i);
+                c.hand_over(d, matches!(ev, Ev::Sent(_)), true);
+            }
+            Ev::MsgDone(m) => {
+                if let Some(d) = c.complete(m, true) {
+                    c.hand_over(d, false, false);
+                }
+            }
+            Ev::Gate(e) => c.gate_processed(e),
+            Ev::Class(e) => c.class_event(e),
+            Ev::AgentHead(pkt) => c.class_head(pkt),
+            Ev::SwitchBarrier(e) => c.barrier_event(e),
+            Ev::AgentFree(out) => c.agent_free(out),
+            Ev::Multicast(e) => c.multicast_event(e),
+            Ev::CopyDone(pkt) => c.copy_done(pkt),
+            Ev::NicWake(node) => {
+                // A wake-up replaced by an earlier one is stale: that one already ran.
+                if c.nic_wake[node as usize] == now {
+                    c.nic_wake[node as usize] = 0;
+                    c.post_injection(node);
+                }
+            }
+        }
+    }
+
+    /// The end of an instant: its completions reach the workload, in an order that depends on
+    /// them only (a workload's reactions, e.g. new posts, then take part in the phase), unless
+    /// the receiving core still has to poll them; then the network's phase (see `phase.rs`).
+    #[inline(never)]
+    fn end_instant(&mut self) {
+        if !self.core.handover.is_empty() {
+            self.core.queue.end_of_instant();
+            let mut list = std::mem::take(&mut self.core.handover);
+            list.sort_unstable_by_key(|h| h.key());
+            let poll = self.core.p.poll_overhead.ps() > 0;
+            for h in &list {
+                let c = &mut self.core;
+                if poll && !h.polled {
+                    c.poll_later(h.d);
+                } else if h.sent {
+                    self.workload.sent(&h.d, &mut Api::new(c));
+                } else if c.listen {
+                    self.workload.delivered(&h.d, &mut Api::new(c));
+                }
+            }
+            // Completions the reactions produced at once (none today) wait for the next phase.
+            let more = std::mem::take(&mut self.core.handover);
+            list.clear();
+            list.extend(more);
+            self.core.handover = list;
+            self.core.check_stop = true;
+        }
+        // Members whose in-network collective ended, by rank then tag, before the network's
+        // phase: what they start next is served in it. Gates fire in the phase, and may end
+        // collectives there: hand those over and run the phase again until none is left.
+        if !self.core.hardware {
+            self.core.end_instant();
+        } else {
+            self.hardware_end_instant();
+        }
+        if !self.core.handover.is_empty() {
+            self.core.due = true;
+        }
+    }
+
+    /// [`end_instant`](Self::end_instant)'s phase with collective hardware: ended collectives
+    /// first, then the phase, again while the phase ends more.
+    #[inline(never)]
+    fn hardware_end_instant(&mut self) {
+        loop {
+            let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
+            done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
+            done.extend(self.core.switch_barrier.as_deref_mut().map(|b| std::mem::take(&mut b.done)).unwrap_or_default());
+            done.extend(self.core.multicast.as_deref_mut().map(|m| std::mem::take(&mut m.done)).unwrap_or_default());
+            if !done.is_empty() {
+                done.sort_unstable();
+                for &(rank, tag) in &done {
+                    self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
+                }
+                self.core.check_stop = true;
+            }
+            self.core.end_instant();
+            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work())
+                || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty())
+                || self.core.switch_barrier.as_deref().is_some_and(|b| !b.done.is_empty())
+                || self.core.multicast.as_deref().is_some_and(|m| !m.done.is_empty());
+            if !more {
+                break;
+            }
+        }
+    }
+
+    /// Start a run with measurement window and stopping rules `limits`: the workload starts and
+    /// the instant 0 phase runs. Then [`step`](Self::step), [`run_until`](Self::run_until) and
+    /// [`finish`](Self::finish).
+    pub fn start(&mut self, limits: RunLimits) -> Result<(), SimError> {
+        if self.running.is_some() {
+            return Err(SimError::Usage("this simulation has already been started; build a new one for another run"));
+        }
+        limits.check("sim.duration")?;
+        let c = &mut self.core;
+        c.window_start = limits.warmup.ps();
+        c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
+        let hard_end = limits.hard_end().ps();
+        self.core.notify_sent = self.workload.wants_local_completion();
+        self.core.listen = self.workload.hears_completions();
+        self.workload.start(&mut Api::new(&mut self.core));
+        if self.core.due && !self.core.queue.instant_pending() {
+            self.end_instant();
+        }
+        let (watchdog, phase_end) = (self.core.p.watchdog.ps(), self.core.next_phase(hard_end));
+        self.running = Some(Running { hard_end, phase_end, watchdog, events: 0, ended: false });
+        Ok(())
+    }
+
+    /// Handle every event of the next instant (and its phase).
+    pub fn step(&mut self) -> Result<RunState, SimError> {
+        match self.core.queue.peek_time() {
+            Some(t) => self.run_until(t),
+            None => self.advance::<false>(0, &mut |_| {}),
+        }
+    }
+
+    /// Handle every event up to and including time `t` (and their instants' phases); the run
+    /// then stands between instants, with nothing of time `t` left to do.
+    pub fn run_until(&mut self, t: Time) -> Result<RunState, SimError> {
+        self.advance::<true>(t.ps(), &mut |_| {})
+    }
+
+    /// Run a started run to its end. `progress` is called now and then with the current
+    /// simulated time.
+    pub fn run_to_end(&mut self, mut progress: impl FnMut(Time)) -> Result<RunState, SimError> {
+        self.advance::<false>(0, &mut progress)
+    }
+
+    /// The current simulated time.
+    pub fn now(&self) -> Time {
+        self.core.queue.now()
+    }
+
+    /// Run to completion: [`start`](Self::start), [`run_to_end`](Self::run_to_end),
+    /// [`finish`](Self::finish). `progress` is called now and then with the current simulated
+    /// time.
+    pub fn run(&mut self, limits: RunLimits, progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
+        self.start(limits)?;
+        self.run_to_end(progress)?;
+        self.finish()
+    }
+
+    /// The loop: events in order, each instant's phase once its last event is handled, the
+    /// stopping rules, rare checks. `LIMITED`: stop before the first event later than `limit`.
+    #[inline(always)]
+    fn advance<const LIMITED: bool>(&mut self, limit: u64, progress: &mut dyn FnMut(Time)) -> Result<RunState, SimError> {
+        let Some(r) = self.running else {
+            return Err(SimError::Usage("start the run before stepping it"));
+        };
+        if r.ended {
+            return Ok(RunState::Ended);
+        }
+        let Running { hard_end, mut phase_end, watchdog, events: mut n, .. } = r;
+        let ended = loop {
+            let c = &mut self.core;
+            if LIMITED && c.queue.peek_time().is_some_and(|t| t.ps() > limit) {
+                break false;
+            }
+            let Some((now, ev)) = c.queue.pop() else {
+                if c.in_network > 0 || c.messages.live() > 0 {
+                    let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
+                    let ports = if c.in_network > 0 { c.stuck_ports() } else { format!("{} messages waiting in NICs", c.messages.live()) };
+                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: idle, ports });
+                }
+                break true;
+            };
+            let now = now.ps();
+            if now >= phase_end {
+                if now > hard_end {
+                    c.out.drained = c.measured_outstanding == 0;
+                    break true;
+                }
+                c.snapshot_counters(now, false);
+                phase_end = c.next_phase(hard_end);
+                c.check_stop = true;
+            }
+            self.dispatch(now, ev);
+            let c = &mut self.core;
+            n += 1;
+            if n.is_multiple_of(RARE_CHECK_EVERY) {
+                // Rare conditions are checked every few thousand events (and once more when the
+                // loop ends): an error waits in `error` until then, and a deadlock is reported a
+                // little after the watchdog expires.
+                if c.error.is_some() {
+                    break true;
+                }
+                c.check_watchdog(now, watchdog)?;
+                if n.is_multiple_of(PROGRESS_EVERY) {
+                    progress(Time(now));
+                }
+            }
+            // Once the instant's last event is handled: its phase (completions to the workload,
+            // selection, arbitration, injection), then the stopping rules (judged on the whole
+            // instant: its remaining events would otherwise count or not depending on their
+            // order). A phase may schedule events at the same instant; they come first.
+            if (c.due || c.check_stop) && !c.queue.instant_pending() {
+                if c.due {
+                    self.end_instant();
+                }
+                let c = &mut self.core;
+                if c.check_stop && !c.queue.instant_pending() {
+                    c.check_stop = false;
+                    // Past the window: stop as soon as every measured message has arrived, or at
+                    // once when the workload knows the network is saturated (draining would
+                    // only wait on its backlog).
+                    if now >= c.window_end && (c.measured_outstanding == 0 || self.workload.saturated()) {
+                        break true;
+                    }
+                    let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;
+                    if (idle && self.workload.finished()) || self.workload.ended() {
+                        break true;
+                    }
+                }
+            }
+        };
+        self.running = Some(Running { phase_end, events: n, ended, ..r });
+        Ok(if ended { RunState::Ended } else { RunState::Running })
+    }
+
+    /// Close a run (ended, or stopped where it stands): a pending error, a deadlock the sampled
+    /// checks did not reach, the window closed, the conservation check, and the outcome.
+    pub fn finish(&mut self) -> Result<Outcome, SimError> {
+        let Some(r) = self.running else {
+            return Err(SimError::Usage("start the run before finishing it"));
+        };
+        if let Some(e) = self.core.error.take() {
+            return Err(e);
+        }
+        // A deadlock the sampled checks above did not reach before the run ended.
+        let now = self.core.queue.now().ps();
+        self.core.check_watchdog(now, r.watchdog)?;
+        let c = &mut self.core;
+        // A run that ends early closes its window (and opens it, if it never began).
+        let end = c.queue.now().ps();
+        c.snapshot_counters(end, true);
+        c.out.drained = c.measured_outstanding == 0;
+        let in_flight = c.packets.live() as u64;
+        // Two independent counts must agree: packets alive in the slab, and the running
+        // injected - delivered balance kept by the event handlers.
+        if c.out.packets_injected != c.out.packets_delivered + in_flight || c.in_network != in_flight {
+            return Err(SimError::Conservation { injected: c.out.packets_injected, delivered: c.out.packets_delivered, in_flight });
+        }
+        c.out.sim_time = c.queue.now();
+        c.out.events = c.queue.events_processed();
+        let end = c.queue.now().ps().min(c.window_end);
+        c.out.window = Time(end.saturating_sub(c.window_start));
+        c.out.peak_packets = c.packets.capacity_used();
+        c.out.peak_messages = c.messages.capacity_used();
+        let mut out = c.out.clone();
+        out.packet_latency.merge(&c.single_latency);
+        out.message_latency.merge(&c.single_latency);
+        Ok(out)
+    }
+}

@@ -1,0 +1,88 @@
+//! A run stepped by instants or paused at given times ends exactly as one run straight through.
+
+use fabricsim_core::{SimError, Time};
+use fabricsim_network::{Api, Builder, Delivered, Rank, RunLimits, RunState, Simulation, Workload};
+use fabricsim_routing::{DimensionOrder, Routing};
+use fabricsim_topology::Torus;
+
+mod common;
+use common::params;
+
+/// Every node keeps four messages of 600 B (three packets) to a node `shift` away in flight.
+struct Pairs {
+    n: u32,
+    shift: u32,
+}
+
+impl Workload for Pairs {
+    fn start(&mut self, api: &mut Api) {
+        for s in 0..self.n {
+            for _ in 0..4 {
+                api.send(Rank(s), Rank((s + self.shift) % self.n), 600, 0);
+            }
+        }
+    }
+    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
+        api.send(m.src, Rank((m.src.0 + self.shift) % self.n), 600, 0);
+    }
+}
+
+fn sim() -> Simulation<Pairs> {
+    let t = Torus::new(vec![4, 4], None, None).unwrap();
+    let g = t.build_graph(1);
+    let r = Routing::from(DimensionOrder::new(t, None, 1, 2).unwrap());
+    Builder::new(g, r, params(2)).build(Pairs { n: 16, shift: 5 }).unwrap()
+}
+
+fn limits() -> RunLimits {
+    RunLimits { warmup: Time::from_us(1), measure: Time::from_us(4), drain: Time::from_us(2) }
+}
+
+/// What a run reports, as text (every field of the outcome and every port counter).
+fn report(sim: &mut Simulation<Pairs>, out: fabricsim_network::Outcome) -> String {
+    format!("{out:?} {:?}", sim.port_counters())
+}
+
+#[test]
+fn paused_and_stepped_runs_end_as_a_straight_run() {
+    let mut straight = sim();
+    let whole = straight.run(limits(), |_| {}).unwrap();
+    assert!(whole.packets_delivered > 500, "the run moves traffic: {}", whole.packets_delivered);
+    let expected = report(&mut straight, whole);
+
+    // Paused at uneven times, including one inside the warm-up and one past the window.
+    let mut paused = sim();
+    paused.start(limits()).unwrap();
+    for ns in [1, 333, 1000, 2500, 2501, 4999, 5600] {
+        assert_eq!(paused.run_until(Time::from_ns(ns)).unwrap(), RunState::Running);
+        assert!(paused.now() <= Time::from_ns(ns), "nothing after the pause time is handled");
+    }
+    assert_eq!(paused.run_to_end(|_| {}).unwrap(), RunState::Ended);
+    let out = paused.finish().unwrap();
+    assert_eq!(report(&mut paused, out), expected);
+
+    // One instant at a time.
+    let mut stepped = sim();
+    stepped.start(limits()).unwrap();
+    let mut steps = 0u64;
+    let mut last = Time::ZERO;
+    while stepped.step().unwrap() == RunState::Running {
+        assert!(stepped.now() >= last, "time never goes back");
+        last = stepped.now();
+        steps += 1;
+    }
+    assert!(steps > 100, "{steps} instants");
+    let out = stepped.finish().unwrap();
+    assert_eq!(report(&mut stepped, out), expected);
+}
+
+#[test]
+fn stepping_out_of_order_is_an_error_not_a_panic() {
+    let mut s = sim();
+    assert!(matches!(s.run_until(Time::from_ns(10)), Err(SimError::Usage(_))));
+    assert!(matches!(s.finish(), Err(SimError::Usage(_))));
+    s.start(limits()).unwrap();
+    assert!(matches!(s.start(limits()), Err(SimError::Usage(_))));
+    assert_eq!(s.run_to_end(|_| {}).unwrap(), RunState::Ended);
+    assert_eq!(s.step().unwrap(), RunState::Ended, "an ended run stays ended");
+}
