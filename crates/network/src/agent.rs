@@ -142,8 +142,8 @@ impl<O: Observer> Core<O> {
             let ds_q = InputVcId(peer * self.vcs + vc as u32);
             let ready = now + lat + self.p.router_delay.ps() + extra;
             self.last_progress = self.last_progress.max(ready.max(finish));
-            let charge = self.charge(vc, wire);
-            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
+            self.credit[(out * self.vcs + vc as u32) as usize].free -= self.charge(vc, wire);
+            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, finish + lat, ready, false);
         }
         self.queue.schedule(Time(finish), Ev::AgentFree(out));
     }
@@ -195,7 +195,7 @@ impl<O: Observer> Core<O> {
         let terminal = o.class == channel::TERMINAL;
         let vc = self.agent_vc(out, s.zone);
         if !terminal && self.credit(out, vc) < self.charge(vc, wire) {
-            self.wait_for_credit(out, InputVcId(o.peer * self.vcs + vc as u32));
+            self.wait_for_credit(out, vc);
             return false;
         }
         let a = self.agents.as_deref_mut().unwrap();

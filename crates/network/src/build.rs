@@ -11,7 +11,7 @@ use crate::link;
 use crate::outcome::Outcome;
 use crate::packet::{Slab, NIL};
 use crate::params::NetworkParams;
-use crate::records::{InputVc, OutPort, Stall};
+use crate::records::{Credit, InputVc, OutPort, Stall};
 use crate::sim::{lane, Core, Simulation, MAX_VCS};
 use crate::workload::Workload;
 use fabricsim_core::{ConfigError, FastDiv, NodeId, SimError};
@@ -155,12 +155,14 @@ struct Sizes {
     max_ports: u32,
 }
 
-/// The senders (router outputs, then NIC engine pseudo-ports), who feeds each router port, and
-/// every input VC with its whole buffer free, with the channel timing they were classed by.
+/// The senders (router outputs, then NIC engine pseudo-ports), who feeds each router port,
+/// every input VC, and each sender's credit (the whole buffer it feeds), with the channel timing
+/// they were classed by.
 struct Ports {
     outs: Vec<OutPort>,
-    upstream: Vec<u32>,
+    feeder: Vec<u32>,
     vcq: Vec<InputVc>,
+    credit: Vec<Credit>,
     timing: ChannelTiming,
 }
 
@@ -176,10 +178,9 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
         o.class = timing
             .of_port(graph, p, params)
             .ok_or_else(|| ConfigError::new("packaging.rack", "more than 250 distinct cable latencies; round the floor layout's lengths"))?;
-        o.latency = u32::try_from(timing.latency(o.class)).map_err(|_| {
-            let field = if graph.cable_m.is_empty() { "topology.link_latency" } else { "packaging.cable_delay" };
-            ConfigError::new(field, "a link's latency exceeds the 4.29 ms a link may have")
-        })?;
+        let field = if graph.cable_m.is_empty() { "topology.link_latency" } else { "packaging.cable_delay" };
+        o.latency =
+            u32::try_from(timing.latency(o.class)).map_err(|_| ConfigError::new(field, "a link's latency exceeds the 4.29 ms a link may have"))?;
         o.qbase = graph.port_offset[graph.owner[p].index()] * vcs;
         o.peer = graph.peer[p];
         if graph.kind[p] == PortKind::Network {
@@ -190,16 +191,20 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
         upstream[gp.index()] = (tp + i) as u32;
         outs[tp + i].peer = gp.0;
     }
-    // Every fed input VC starts with its whole buffer free.
+    // Every sender of a fed input VC starts with its whole buffer free.
+    let mut credit = vec![Credit::default(); outs.len() * vcs as usize];
+    let mut feeder = vec![NIL; vcq.len()];
     for (q, v) in vcq.iter_mut().enumerate() {
         let up = upstream[q / vcs as usize];
         if up != NIL {
             v.up_class = outs[up as usize].class;
-            let vc = (q % vcs as usize) as u8;
-            v.credits = if vc < sizes.own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { sizes.class_buffer };
+            let vc = q % vcs as usize;
+            let free = if vc < sizes.own as usize { params.buffer_bytes / routing.buffer_share(vc as u8) as u32 } else { sizes.class_buffer };
+            feeder[q] = up * vcs + vc as u32;
+            credit[feeder[q] as usize].free = free;
         }
     }
-    Ok(Ports { outs, upstream, vcq, timing })
+    Ok(Ports { outs, feeder, vcq, credit, timing })
 }
 
 /// Switch agents: a sink output per router, after the engines (see `crate::agent`), for the
@@ -312,11 +317,18 @@ fn empty_outcome() -> Outcome {
 
 /// The network's state, from the checked parts.
 fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkParams, obs: O, sizes: Sizes, ports: Ports, units: Units) -> Core<O> {
-    let Ports { outs, upstream, vcq, timing } = ports;
+    let Ports { outs, feeder, vcq, mut credit, timing } = ports;
     let vcs = sizes.vcs;
+    // Ejection ports and switch agents' sinks (after the engines) send into no buffer.
+    credit.resize(outs.len() * vcs as usize, Credit::default());
+    for (o, c) in outs.iter().zip(credit.chunks_mut(vcs as usize)) {
+        if o.class == crate::channel::TERMINAL {
+            c.iter_mut().for_each(|c| c.free = crate::records::UNLIMITED);
+        }
+    }
     let tp = graph.total_ports() as usize;
     let hardware = units.hardware();
-    let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
+    let hop_bytes = vcq.len() * std::mem::size_of::<InputVc>() + credit.len() * std::mem::size_of::<Credit>();
     let stall = vec![Stall::default(); outs.len()];
     let arb_mark = vec![0; outs.len().div_ceil(64)];
     let requested = vec![0; outs.len().div_ceil(64)];
@@ -332,8 +344,9 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         in_rr,
         xbar_retry: Vec::new(),
         stall,
-        upstream,
+        feeder,
         vcq,
+        credit,
         packets: Slab::default(),
         credit_returns: Slab::default(),
         messages: Slab::default(),
@@ -384,7 +397,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             vcs: routing.bubble_vcs(),
         },
         lookahead: true,
-        warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
+        warm_releases: hop_bytes > crate::warm::WARM_RELEASES_ABOVE,
         counters_at_start: Vec::new(),
         counters_at_end: Vec::new(),
         gates: units.gates,

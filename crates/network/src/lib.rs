@@ -7,8 +7,8 @@
 //!   passed the router pipeline (`router_delay`), provided the next input buffer has room for the
 //!   *whole* packet. Forwarding never completes before the tail has arrived.
 //! * **Credits in bytes.** Each output has, per VC, the free bytes of the downstream input
-//!   buffer as credit. Sending consumes `size` credits; they return `link_latency` after the
-//!   tail leaves the downstream buffer (stored at that buffer: see `records.rs`).
+//!   buffer as credit, kept at the output (the sender: see `records.rs`). Sending consumes
+//!   `size` credits; they return `link_latency` after the tail leaves the downstream buffer.
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
 //!   fits downstream, the highest priority class first, round-robin within a class. It decides
 //!   once per instant, after every event of that instant (`phase.rs`): a head that becomes
@@ -48,9 +48,9 @@
 //!   (`Header::zone`, `Header::escaped`) and mark candidates adaptive or escape, as the adaptive
 //!   and zone routings do. Packets carry `zone` and `escaped`.
 //! * Priority classes (collective, system traffic): `Message::class` ([`Api::send_prio`]);
-//!   arbitration honours it (tested in `tests/arbitration.rs`), and with dedicated class VCs
+//!   arbitration honours it (tested in `tests/network/arbitration.rs`), and with dedicated class VCs
 //!   (`fabricsim_routing::classes`, `NetworkParams::class_buffer_bytes`) a class travels apart
-//!   from normal traffic (tested in `tests/class_vcs.rs`).
+//!   from normal traffic (tested in `tests/network/class_vcs.rs`).
 //! * Per-rank programs, collectives, trace replay: implementations of [`Workload`]
 //!   (`fabricsim-nic`), addressed by rank through a rank map
 //!   ([`Simulation::with_rank_map`]), with Puts, Gets answered by the target NIC, local and
@@ -74,11 +74,46 @@
 //! phase, tested by shuffling); (2) identifiers and random draws that depend on no global
 //! counter: packet ids are per source node and traffic draws from per-node streams; (3) state
 //! indexed by port and node in flat arrays that split by ranges: in place; (4) one seam where
-//! routers touch each other: `link.rs`, where `forward` hands a packet to the
-//! downstream buffer and `Core::return_credit` sends freed space back, and nothing else
-//! crosses; credit returns in flight are kept as arrival times, not event-queue keys. Still to
-//! do: workload callbacks of one instant come in queue order (the built-in workloads do not
-//! depend on it: tested), and the partitioned engine itself.
+//! routers touch each other: `link.rs`, where `forward` hands a packet to the downstream
+//! buffer and `Core::return_credit` sends freed space back to the sender's own credit record
+//! (credits are counted at the sender, so an output reads and spends only its own state), and
+//! nothing else crosses; credit returns in flight are kept as arrival times, not event-queue
+//! keys. Still to do: workload callbacks of one instant come in queue order (the built-in
+//! workloads do not depend on it: tested), the in-network units that read other switches' state
+//! (the multicast's load bulletin), and the partitioned engine itself.
+//!
+//! # Building and running
+//! [`Builder`] checks every limit once and builds a [`Simulation`]; a run is started, stepped
+//! by instants or up to a time, and finished ([`Simulation::start`], [`Simulation::step`],
+//! [`Simulation::run_until`], [`Simulation::finish`]), or run in one call
+//! ([`Simulation::run`]). A run paused between instants goes on exactly as one that was not.
+//!
+//! ```
+//! use fabricsim_core::Time;
+//! use fabricsim_network::{Api, Builder, NetworkParams, PacketFormat, Rank, RunLimits, Workload};
+//! use fabricsim_routing::{DimensionOrder, Routing};
+//! use fabricsim_topology::Torus;
+//!
+//! /// Rank 0 sends one 1 KiB message to rank 3.
+//! struct One;
+//! impl Workload for One {
+//!     fn start(&mut self, api: &mut Api) {
+//!         api.send(Rank(0), Rank(3), 1024, 0);
+//!     }
+//! }
+//!
+//! let torus = Torus::new(vec![4], Some(vec![false]), None).unwrap();
+//! let graph = torus.build_graph(1);
+//! let routing = Routing::from(DimensionOrder::new(torus, None, 1, 1).unwrap());
+//! let params = NetworkParams { vcs: 1, format: PacketFormat::simple(256, 0), ..NetworkParams::default() };
+//! let mut sim = Builder::new(graph, routing, params).build(One).unwrap();
+//! sim.start(RunLimits { warmup: Time::ZERO, measure: Time::from_us(10), drain: Time::ZERO }).unwrap();
+//! sim.run_until(Time::from_ns(100)).unwrap(); // the message is on its way
+//! assert!(sim.now() <= Time::from_ns(100));
+//! sim.run_to_end(|_| {}).unwrap();
+//! let out = sim.finish().unwrap();
+//! assert_eq!(out.messages_delivered, 1);
+//! ```
 
 mod agent;
 mod build;

@@ -1,17 +1,17 @@
 //! The link seam: the only two ways a router's state reaches the router at the other end of a
-//! link. [`forward`] hands a packet to the downstream input buffer (and spends the sender's
-//! credit there); [`Core::return_credit`] sends freed buffer space back upstream. A partitioned
-//! run would put a partition boundary exactly here: both become messages that take effect a link
-//! latency later, and nothing else crosses.
+//! link. [`forward`] hands a packet to the downstream input buffer; [`Core::return_credit`]
+//! sends freed buffer space back to the sender, which keeps its credits (see
+//! [`crate::records`]). A partitioned run puts a partition boundary exactly here: both become
+//! messages that take effect a link latency later, and nothing else crosses.
 
 use crate::packet::{Packet, PacketId};
-use crate::records::{credit_seen, InputVc, InputVcId, WAITER};
+use crate::records::{credit_seen, InputVc, InputVcId, NO_RETURN};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
 use fabricsim_stats::Observer;
 
-/// Packet `pkt` (`size` wire bytes, already off its input VC) crosses a link into input VC
+/// Packet `pkt` (already off its input VC, its sender's credit spent) crosses a link into input VC
 /// `ds_q` of the next router: its tail arrives at `tail`, its head is through that router's
 /// pipeline at `ready`. `back_to_back`: the sending output started it the instant its previous
 /// transmission ended.
@@ -30,13 +30,11 @@ pub(crate) fn forward(
     queue: &mut EventQueue<Ev>,
     pkt: PacketId,
     ds_q: InputVcId,
-    charge: u32,
     tail: u64,
     ready: u64,
     back_to_back: bool,
 ) {
     let d = &mut vcq[ds_q.index()];
-    d.credits -= charge;
     let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
     let p = &mut packets[pkt.index()];
     (p.next, p.q, p.tail, p.ready_at, p.armed) = (PacketId::NIL, ds_q, tail, ready, first);
@@ -61,24 +59,27 @@ impl<O: Observer> Core<O> {
 
     /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
     /// credit latency later. Unless the sender waits for credit (or `silent` is off), the
-    /// return needs no event: it waits in the buffer's slot until read (see `records.rs`).
+    /// return needs no event: it waits in the sender's credit slot, in flight on the link, until
+    /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
-        let v = &mut self.vcq[q.index()];
-        let delay = self.timing.credit_latency(v.up_class);
-        if silent && delay > 0 && v.flags & WAITER == 0 {
-            v.absorb(credit_seen(&self.queue));
-            if v.pend_at == u64::MAX {
-                v.pend_at = now + delay;
-                v.pend_bytes = bytes;
-                return;
+        let delay = self.timing.credit_latency(self.vcq[q.index()].up_class);
+        let ci = self.feeder[q.index()];
+        if silent && delay > 0 {
+            let c = &mut self.credit[ci as usize];
+            if !c.waiting() {
+                c.absorb(credit_seen(&self.queue));
+                if c.pend_at == NO_RETURN {
+                    c.pend_at = now + delay;
+                    c.pend_bytes = bytes;
+                    return;
+                }
             }
         }
-        let up = self.upstream[self.vcs_div.div(q.0) as usize];
         if delay == 0 {
-            self.on_credit(up, q, bytes);
+            self.on_credit(ci, bytes);
         } else {
-            self.credit_event(now + delay, up, q, bytes);
+            self.credit_event(now + delay, ci, bytes);
         }
     }
 }

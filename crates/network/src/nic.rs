@@ -253,9 +253,8 @@ impl<O: Observer> Core<O> {
         let seq = self.next_seq[node as usize];
         let Some(vc) = self.injection_vc(ps, wire, (node as u64) << 32 | seq as u64, msg.route) else {
             // No VC has room: a credit return to any of them will call again.
-            let first = self.graph.attach[qi].0 * self.vcs;
             for vc in self.routing.injection_vcs(msg.route) {
-                self.wait_for_credit(ps, InputVcId(first + vc as u32));
+                self.wait_for_credit(ps, vc);
             }
             return;
         };
@@ -356,7 +355,7 @@ impl<O: Observer> Core<O> {
         });
         self.push_q(q, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);
-        self.vcq[q.index()].credits -= self.charge(vc as u8, wire);
+        self.credit[(ps * self.vcs + vc) as usize].free -= self.charge(vc as u8, wire);
         self.outs[ps as usize].busy_until = start + ser;
         let mut free_at = start + ser;
         if msg.pace > 0 {

@@ -99,7 +99,49 @@ pub enum EngineChoice {
     ShortestQueue,
 }
 
+/// The scenario's defaults: 5 GB/s links of 20 ns, a 40 ns router pipeline, a 100 ns NIC with
+/// one engine, 2 VCs of 4 KiB each, 512-byte packets without header, no per-message costs, no
+/// collective hardware, a 100 us deadlock watchdog.
+impl Default for NetworkParams {
+    fn default() -> Self {
+        NetworkParams {
+            link_bandwidth: Bandwidth(5_000_000_000),
+            link_latency: Time::from_ns(20),
+            optical_latency: None,
+            router_delay: Time::from_ns(40),
+            terminal_bandwidth: Bandwidth(5_000_000_000),
+            terminal_latency: Time::ZERO,
+            terminal_router_delay: Time::ZERO,
+            nic_latency: Time::from_ns(100),
+            engines: 1,
+            vcs: 2,
+            cable_delay: Time::ZERO,
+            buffer_bytes: 4096,
+            class_buffer_bytes: None,
+            format: PacketFormat::simple(512, 0),
+            tx_overhead: Time::ZERO,
+            rx_overhead: Time::ZERO,
+            host_bandwidth: None,
+            host_packet_overhead: Time::ZERO,
+            memory_bandwidth: None,
+            cache_bytes: 0,
+            watchdog: Time::from_us(100),
+            software_overhead: Time::ZERO,
+            poll_overhead: Time::ZERO,
+            selection: Default::default(),
+            engine_choice: Default::default(),
+            shared_crossbar: false,
+            gates: None,
+            class_routes: None,
+            switch_barrier: None,
+            multicast: None,
+        }
+    }
+}
+
 impl NetworkParams {
+    /// Check the parameters' own limits (engines, packet format, a buffer that holds a packet,
+    /// barrier gates, the watchdog).
     pub fn validate(&self) -> Result<(), ConfigError> {
         // (Each engine is an ejection candidate: well within the candidate set.)
         let max = 16;

@@ -1,21 +1,23 @@
 //! The per-port and per-buffer records the hop path reads and writes, laid out so a hop touches
-//! few cache lines: a sender's record is one line, and an input buffer's record holds the
-//! credits its sender spends on it.
+//! few cache lines: a sender's record is one line, an input buffer's record a quarter of one,
+//! and a sender's credit on one VC of the buffer it feeds a quarter of one.
 //!
-//! **Credits live at the receiving buffer.** A sender's free credit on a VC is the `credits`
-//! field of the input VC it feeds. Forwarding a packet already touches that record (the packet
-//! joins its queue), and a buffer that frees space returns the credit in its own record, so
-//! neither step reads the sender's record on the other side of the link.
+//! **Credits live at the sender.** A sender (a router output, a NIC engine) keeps its free
+//! credit on each downstream VC in its own [`Credit`] record, indexed `sender * vcs + vc`: it
+//! reads and spends it without touching the router at the other end of the link. The buffer
+//! that frees space returns it through the link (`crate::link`), the one piece of code that
+//! writes on the other side of a link.
 //!
 //! **Credit returns in flight.** A freed buffer's credit reaches its sender a credit latency
-//! later. Unless the sender waits for it, the return needs no event: it sits in the buffer's
-//! `pend_*` slot and [`InputVc::absorb`] adds it to `credits` the next time they are read by an
-//! event that comes after the return would have (the slot keeps the return's ordering key in
-//! the event queue, so an event at the same instant that runs before credit events does not
-//! see it). A sender that finds too little credit marks the buffer (`WAITER`): later
-//! returns to it travel as events, and a return already in the slot becomes an event at its
-//! arrival time, so a blocked sender wakes exactly when it would with an event per return. A
-//! second return while the slot holds one that has not arrived also travels as an event.
+//! later. Unless the sender waits for it, the return needs no event: it sits in the credit
+//! record's `pend_*` slot (the link's credit in flight) and [`Credit::absorb`] adds it to
+//! `free` the next time the sender reads it in an event that comes after the return would
+//! have (the slot keeps the return's place in the event order, so an event at the same instant
+//! that runs before credit events does not see it). A sender that finds too little credit
+//! marks the record ([`WAITING`]): later returns to it travel as events, and a return already
+//! in the slot becomes an event at its arrival time, so a blocked sender wakes exactly when it
+//! would with an event per return. A second return while the slot holds one that has not
+//! arrived also travels as an event.
 //!
 //! The slot holds the return's arrival *time*, not an event-queue key: [`credit_seen`] says up
 //! to which arrival time the current event sees returns (returns arriving at the current
@@ -45,10 +47,10 @@ pub(crate) struct OutPort {
     pub busy_ps: u64,
     /// First input-VC index of the owning router (`port_offset[router] * vcs`).
     pub qbase: u32,
-    /// The router port whose input VCs this sender feeds (and holds its credits): the port at
+    /// The router port whose input VCs this sender feeds: the port at
     /// the other end of the link, or for an engine the router port it is attached to. Ejection
     /// ports feed a NIC, which takes everything: theirs holds the port graph's peer entry (the
-    /// node), never used for credits.
+    /// node).
     pub peer: u32,
     /// Last granted request bit (round-robin pointer).
     pub rr: u8,
@@ -132,8 +134,6 @@ pub(crate) fn counters(o: &OutPort, s: &Stall) -> PortCounters {
 
 /// `InputVc::flags`: the head packet is being sent (the VC's next packet must wait).
 pub(crate) const BUSY: u8 = 1;
-/// `InputVc::flags`: the sender waits for credit on this VC (returns travel as events).
-pub(crate) const WAITER: u8 = 2;
 /// `InputVc::flags`: the head's request is a bubble hop (it needs room for one more packet).
 pub(crate) const BUBBLE: u8 = 4;
 /// `InputVc::flags`: the head's request is an adaptive hop (it chooses again rather than wait
@@ -146,47 +146,30 @@ fabricsim_core::id_type!(
     InputVcId
 );
 
-/// One input VC buffer: its packet queue (an intrusive list through the packet slab), what the
-/// head asked for (so arbitration needs no packet lookup), and its sender's credits. 32 bytes.
+/// One input VC buffer: its packet queue (an intrusive list through the packet slab), and what
+/// the head asked for (so arbitration needs no packet lookup). 16 bytes.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(32))]
+#[repr(C, align(16))]
 pub(crate) struct InputVc {
     pub head: PacketId,
     pub tail: PacketId,
     /// Wire size of the head's request (and, while the head is being sent, of that packet).
     pub bytes: u32,
-    /// Free bytes of this buffer as its sender sees them.
-    pub credits: u32,
-    /// Arrival time (ps) of a credit return in flight to the sender (`u64::MAX`: none), and
-    /// its bytes.
-    pub pend_at: u64,
-    pub pend_bytes: u32,
     /// VC the head asked for on its output.
     pub out_vc: u8,
     pub prio: u8,
-    /// [`BUSY`], [`WAITER`], [`BUBBLE`], [`ADAPTIVE`].
+    /// [`BUSY`], [`BUBBLE`], [`ADAPTIVE`].
     pub flags: u8,
     /// Channel class of the sender feeding this VC (its credits travel back with that
     /// class's credit latency).
     pub up_class: u8,
 }
 
-const _: () = assert!(std::mem::size_of::<InputVc>() == 32);
+const _: () = assert!(std::mem::size_of::<InputVc>() == 16);
 
 impl Default for InputVc {
     fn default() -> Self {
-        InputVc {
-            head: PacketId::NIL,
-            tail: PacketId::NIL,
-            bytes: 0,
-            credits: 0,
-            pend_at: u64::MAX,
-            pend_bytes: 0,
-            out_vc: 0,
-            prio: 0,
-            flags: 0,
-            up_class: channel::NONE,
-        }
+        InputVc { head: PacketId::NIL, tail: PacketId::NIL, bytes: 0, out_vc: 0, prio: 0, flags: 0, up_class: channel::NONE }
     }
 }
 
@@ -203,21 +186,59 @@ impl InputVc {
     pub(crate) fn need(&self, slots: crate::link::Slots) -> u32 {
         crate::link::slot_charge(slots, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { slots.of(self.out_vc) } else { 0 }
     }
+}
 
+/// `Credit::free` of a sender into a NIC or a switch's logic, which take everything: nothing is
+/// spent or returned there.
+pub(crate) const UNLIMITED: u32 = u32::MAX;
+
+/// `Credit::pend_at` with no return in flight.
+pub(crate) const NO_RETURN: u64 = u64::MAX;
+/// `Credit::pend_at` while the sender waits for credit: returns travel as events (the slot is
+/// then empty). Later than any time a return can arrive, so never absorbed.
+pub(crate) const WAITING: u64 = u64::MAX - 1;
+
+/// A sender's credit on one VC of the input buffer it feeds, and the link's credit return in
+/// flight to it. 16 bytes, indexed `sender * vcs + vc`.
+#[derive(Debug, Clone, Copy)]
+#[repr(C, align(16))]
+pub(crate) struct Credit {
+    /// Free bytes of the downstream buffer as the sender sees them.
+    pub free: u32,
+    /// Bytes of the return in flight.
+    pub pend_bytes: u32,
+    /// Arrival time (ps) of the return in flight; [`NO_RETURN`], or [`WAITING`].
+    pub pend_at: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<Credit>() == 16);
+
+impl Default for Credit {
+    fn default() -> Self {
+        Credit { free: 0, pend_bytes: 0, pend_at: NO_RETURN }
+    }
+}
+
+impl Credit {
     /// Add the credit return in flight if it arrives at or before `seen` (see [`credit_seen`]).
     #[inline]
     pub(crate) fn absorb(&mut self, seen: u64) {
         // Branch-free: whether the return has arrived is data-dependent and unpredictable.
         let arrived = ((self.pend_at <= seen) as u64).wrapping_neg(); // all ones if arrived
-        self.credits += self.pend_bytes & arrived as u32;
+        self.free += self.pend_bytes & arrived as u32;
         self.pend_at |= arrived;
     }
 
-    /// The sender's free credit counting a return that arrives at or before `seen`
-    /// (read-only).
-    pub(crate) fn credits_at(&self, seen: u64) -> u32 {
+    /// The free credit counting a return that arrives at or before `seen` (read-only).
+    pub(crate) fn free_at(&self, seen: u64) -> u32 {
         let pending = if self.pend_at <= seen { self.pend_bytes } else { 0 };
-        self.credits.saturating_add(pending)
+        self.free.saturating_add(pending)
+    }
+
+    /// Whether the sender waits for credit here.
+    #[inline]
+    pub(crate) fn waiting(&self) -> bool {
+        self.pend_at == WAITING
     }
 }
 
@@ -233,7 +254,7 @@ pub(crate) fn credit_seen<E: Copy + Default>(q: &EventQueue<E>) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{credit_seen, InputVc};
+    use super::{credit_seen, Credit};
     use crate::sim::lane;
     use fabricsim_core::Time;
     use fabricsim_engine::EventQueue;
@@ -247,18 +268,18 @@ mod tests {
         q.schedule_on(lane::HOP_READY, t, "head");
         q.schedule(t, "timer");
         q.schedule(Time(10), "earlier");
-        let mut v = InputVc { credits: 100, pend_at: t.ps(), pend_bytes: 256, ..Default::default() };
+        let mut v = Credit { free: 100, pend_at: t.ps(), pend_bytes: 256 };
         assert_eq!(q.pop(), Some((Time(10), "earlier")));
         v.absorb(credit_seen(&q));
-        assert_eq!((v.credits, v.credits_at(credit_seen(&q))), (100, 100));
+        assert_eq!((v.free, v.free_at(credit_seen(&q))), (100, 100));
         assert_eq!(q.pop(), Some((t, "timer")));
         v.absorb(credit_seen(&q));
-        assert_eq!(v.credits, 100, "a timer at the arrival instant comes before the credit");
+        assert_eq!(v.free, 100, "a timer at the arrival instant comes before the credit");
         assert_eq!(q.pop(), Some((t, "head")));
-        assert_eq!(v.credits_at(credit_seen(&q)), 356);
+        assert_eq!(v.free_at(credit_seen(&q)), 356);
         v.absorb(credit_seen(&q));
-        assert_eq!((v.credits, v.pend_at), (356, u64::MAX), "absorbed once, slot emptied");
+        assert_eq!((v.free, v.pend_at), (356, u64::MAX), "absorbed once, slot emptied");
         v.absorb(credit_seen(&q));
-        assert_eq!(v.credits, 356);
+        assert_eq!(v.free, 356);
     }
 }

@@ -19,7 +19,6 @@
 use crate::channel;
 use crate::multicast::MCAST_HINT;
 use crate::packet::{Message, Packet, PacketId, NIL};
-use crate::records::InputVcId;
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_stats::Observer;
@@ -104,7 +103,7 @@ impl<O: Observer> Core<O> {
                 if x.class == channel::TERMINAL || core.credit(o, vc) >= core.charge(vc, wire) {
                     return true;
                 }
-                core.wait_for_credit(o, InputVcId(x.peer * core.vcs + vc as u32));
+                core.wait_for_credit(o, vc);
                 false
             };
             let ready = |core: &mut Self, o: u32| core.outs[o as usize].busy_until <= now && credit(core, o);

@@ -10,7 +10,7 @@
 use crate::channel;
 use crate::link;
 use crate::packet::{PacketId, NIL, NO_HINT};
-use crate::records::{credit_seen, InputVcId, ADAPTIVE, BUBBLE, BUSY, WAITER};
+use crate::records::{credit_seen, InputVcId, ADAPTIVE, BUBBLE, BUSY, NO_RETURN, WAITING};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::{NodeId, PortId, RouterId, Time};
 use fabricsim_routing::{Header, Hop, Selection};
@@ -27,18 +27,15 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// Free credit of sender `out` on `vc` now (unlimited for an ejection port), absorbing a
-    /// return that has arrived.
+    /// Free credit of sender `out` on `vc` now (unlimited for an ejection port, whose record
+    /// holds [`UNLIMITED`](crate::records::UNLIMITED) and is never spent), absorbing a return
+    /// that has arrived.
     #[inline(always)]
     pub(crate) fn credit(&mut self, out: u32, vc: u8) -> u32 {
-        let o = &self.outs[out as usize];
-        if o.class == channel::TERMINAL {
-            return u32::MAX;
-        }
         let seen = credit_seen(&self.queue);
-        let d = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize];
-        d.absorb(seen);
-        d.credits
+        let c = &mut self.credit[(out * self.vcs + vc as u32) as usize];
+        c.absorb(seen);
+        c.free
     }
 
     /// The head packet of its input VC asks for its output: looked ahead, or routed now when
@@ -247,7 +244,7 @@ impl<O: Observer> Core<O> {
         let slot = self.slots;
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
-        let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
+        let (qbase, terminal, rr, cbase) = (o.qbase, o.class == channel::TERMINAL, o.rr, out * self.vcs);
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         // Requesters with credit that wait for their port's shared crossbar input.
@@ -260,9 +257,9 @@ impl<O: Observer> Core<O> {
             let bit = (k + start) % 128;
             let p = self.vcq[(qbase + bit) as usize];
             if !terminal {
-                let d = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize];
-                d.absorb(seen);
-                if d.credits < p.need(slot) {
+                let c = &mut self.credit[(cbase + p.out_vc as u32) as usize];
+                c.absorb(seen);
+                if c.free < p.need(slot) {
                     continue;
                 }
             }
@@ -301,7 +298,7 @@ impl<O: Observer> Core<O> {
                         self.choose_again(out, bit, InputVcId(qbase + bit));
                     } else {
                         waiting = true;
-                        self.wait_for_credit(out, InputVcId(ds_base + v.out_vc as u32));
+                        self.wait_for_credit(out, v.out_vc);
                     }
                 }
                 let o = &mut self.outs[out as usize];
@@ -349,6 +346,7 @@ impl<O: Observer> Core<O> {
             outs,
             stall,
             vcq,
+            credit,
             packets,
             queue,
             timing,
@@ -443,8 +441,8 @@ impl<O: Observer> Core<O> {
             }
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            let charge = link::slot_charge(*slots, out_vc, size);
-            link::forward(vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
+            credit[(out * *vcs + out_vc as u32) as usize].free -= link::slot_charge(*slots, out_vc, size);
+            link::forward(vcq, packets, queue, pkt, ds_q, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }
@@ -573,34 +571,36 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// Sender `port` lacks credit on input VC `q`: later returns to `q` travel as events, and
-    /// one in flight in its slot becomes an event at its arrival time.
-    pub(crate) fn wait_for_credit(&mut self, port: u32, q: InputVcId) {
-        let d = &mut self.vcq[q.index()];
-        d.flags |= WAITER;
-        if d.pend_at != u64::MAX {
-            let (at, bytes) = (d.pend_at, d.pend_bytes);
-            d.pend_at = u64::MAX;
-            self.credit_event(at, port, q, bytes);
+    /// Sender `port` lacks credit on `vc`: later returns to it travel as events, and one in
+    /// flight in its slot becomes an event at its arrival time.
+    pub(crate) fn wait_for_credit(&mut self, port: u32, vc: u8) {
+        let ci = port * self.vcs + vc as u32;
+        let c = &mut self.credit[ci as usize];
+        let (at, bytes) = (c.pend_at, c.pend_bytes);
+        c.pend_at = WAITING;
+        if at != NO_RETURN && at != WAITING {
+            self.credit_event(at, ci, bytes);
         }
     }
 
-    /// Send `bytes` of credit for input VC `q` to its sender `port` as an event arriving `at`.
-    pub(crate) fn credit_event(&mut self, at: u64, port: u32, q: InputVcId, bytes: u32) {
-        let i = self.credit_returns.insert(CreditReturn { port, q, bytes });
+    /// Send `bytes` of credit back to credit record `ci` (`sender * vcs + vc`) as an event
+    /// arriving `at`.
+    pub(crate) fn credit_event(&mut self, at: u64, ci: u32, bytes: u32) {
+        let i = self.credit_returns.insert(CreditReturn { ci, bytes });
         self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }
 
-    /// Credits for input VC `q` reach its sender `port`, which tries again if it waits for them.
-    /// (A sender that does not wait for credit on `q` decides at its next request or release;
-    /// arbitrating here too could only reorder decisions taken at the same instant.)
-    pub(crate) fn on_credit(&mut self, port: u32, q: InputVcId, bytes: u32) {
-        let d = &mut self.vcq[q.index()];
-        d.credits += bytes;
-        if d.flags & WAITER == 0 {
+    /// Credits reach credit record `ci` (`sender * vcs + vc`), whose sender tries again if it
+    /// waits for them. (A sender that does not wait for credit decides at its next request or
+    /// release; arbitrating here too could only reorder decisions taken at the same instant.)
+    pub(crate) fn on_credit(&mut self, ci: u32, bytes: u32) {
+        let c = &mut self.credit[ci as usize];
+        c.free += bytes;
+        if !c.waiting() {
             return;
         }
-        d.flags &= !WAITER;
+        c.pend_at = NO_RETURN;
+        let port = self.vcs_div.div(ci);
         if self.is_pseudo(port) {
             let node = self.engines_div.div(port - self.total_ports());
             self.post_injection(node);

@@ -6,7 +6,7 @@ use crate::link;
 pub use crate::outcome::{Outcome, RunLimits};
 use crate::packet::{Message, Packet, PacketId, Slab};
 use crate::params::NetworkParams;
-use crate::records::{InputVc, InputVcId, OutPort, Stall};
+use crate::records::{Credit, InputVc, InputVcId, OutPort, Stall};
 use crate::workload::Workload;
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, RouterId, SimError, Time};
 use fabricsim_engine::EventQueue;
@@ -77,9 +77,8 @@ impl Default for Ev {
 /// A credit return in flight as an event (see [`crate::records`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CreditReturn {
-    /// The sender the credit returns to, the input VC it frees space in, and how much.
-    pub port: u32,
-    pub q: InputVcId,
+    /// The credit record it returns to (`sender * vcs + vc`), and how much.
+    pub ci: u32,
     pub bytes: u32,
 }
 
@@ -139,12 +138,13 @@ pub struct Core<O = ()> {
     pub(crate) xbar_retry: Vec<u32>,
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
-    /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
-    /// (`NIL`: none). Read only when a credit return travels as an event (or at once, with no
-    /// credit latency), not for one waiting in its buffer's slot.
-    pub(crate) upstream: Vec<u32>,
+    /// For each input VC (`port * vcs + vc`), the credit record of its sender (`sender * vcs +
+    /// vc`), which the space it frees returns to (`NIL`: none feeds it).
+    pub(crate) feeder: Vec<u32>,
     /// Every input VC, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
+    /// Every sender's credit on each VC it feeds, indexed `sender * vcs + vc` like `outs`.
+    pub(crate) credit: Vec<Credit>,
     pub(crate) packets: Slab<Packet, PacketId>,
     /// Credit returns travelling as events.
     pub(crate) credit_returns: Slab<CreditReturn>,
@@ -458,6 +458,16 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     pub fn with_release_prefetch(mut self) -> Self {
         self.core.warm_releases = true;
         self
+    }
+
+    /// The smallest latency of what crosses a link between two routers (a packet's head, a
+    /// credit return): how far ahead a part of the network can run without hearing from the
+    /// rest (`None`: no such link). A partitioned run needs it positive; a sequential run
+    /// accepts links without latency (the zero-load latency tests use them).
+    pub fn lookahead(&self) -> Option<Time> {
+        let c = &self.core;
+        let links = (0..c.graph.total_ports() as usize).filter(|&p| c.graph.kind[p] == fabricsim_topology::PortKind::Network);
+        links.map(|p| (c.outs[p].latency as u64).min(c.timing.credit_latency(c.outs[p].class))).min().map(Time)
     }
 
     pub fn graph(&self) -> &PortGraph {

@@ -72,8 +72,7 @@ impl<O: Observer> Core<O> {
             if o.class == crate::channel::TERMINAL {
                 continue; // an ejection never lacks room
             }
-            let ds = InputVcId(o.peer * self.vcs + h.vc as u32);
-            self.wait_for_credit(out, ds);
+            self.wait_for_credit(out, h.vc);
             ports |= port_bit(h.port);
         }
         let s = self.sleepers.as_deref_mut().expect("sleeping needs sleepers");

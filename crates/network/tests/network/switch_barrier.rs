@@ -3,14 +3,14 @@
 //! same-instant events), lost packets are recovered by resends going up and urges going down,
 //! and a dedicated VC keeps the barrier clear of the unicast queues.
 
-use common::rounds::Rounds;
+use crate::common::rounds::Rounds;
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::switch_barrier::{BarrierCounts, SwitchBarrierParams};
 use fabricsim_network::{NetworkParams, RunLimits, Simulation};
 use fabricsim_routing::{Routing, UpDown};
 use fabricsim_topology::{FatTree, Topology};
 
-mod common;
+use crate::common;
 
 /// A fat-tree network with the switch barrier: `class_vc` adds the dedicated barrier VC.
 struct Net {

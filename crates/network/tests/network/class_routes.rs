@@ -2,13 +2,11 @@
 //! (floating-point sums with the same bits whatever the arrival order), hops that cost what a
 //! message hop costs plus the combining delay, and groups the hardware cannot take.
 
-use common::rounds::{ok, run_rounds, Rounds};
+use crate::common::rounds::{ok, run_rounds, Rounds};
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::class_routes::{ClassRouteParams, ClassTree};
 use fabricsim_network::{HwKind, HwOp, NetworkParams};
 use fabricsim_topology::Torus;
-
-mod common;
 
 fn class_routes(t: &Torus) -> ClassRouteParams {
     ClassRouteParams {

@@ -6,8 +6,7 @@ use fabricsim_nic::Message;
 use fabricsim_routing::{Routing, RoutingSpec};
 use fabricsim_topology::{Topology, Torus};
 
-mod common;
-use common::params;
+use crate::common::params;
 
 /// Node 0 streams `count` one-packet messages to node `far`, tagged 0, 1, 2, ...; every other
 /// node keeps `depth` messages to pseudo-random destinations in flight, so the stream's packets

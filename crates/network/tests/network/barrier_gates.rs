@@ -2,14 +2,14 @@
 //! serial processing of a TNI's gates, barriers that never end early, reductions that arrive
 //! reduced, and resources that run out with an error naming them.
 
-use common::rounds::{ok, run_rounds, Rounds};
+use crate::common::rounds::{ok, run_rounds, Rounds};
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::gates::{GateAlgorithm, GateParams};
 use fabricsim_network::{HwOp, NetworkParams, RunLimits, Simulation};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
-mod common;
+use crate::common;
 
 /// TofuD's measured components: 0.48 us for a BCH and its start gate (0.29 us of it holding
 /// the TNI), 0.13 us for a relay.

@@ -5,8 +5,7 @@ use fabricsim_network::{Api, Builder, Delivered, Rank, RunLimits, RunState, Simu
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
-mod common;
-use common::params;
+use crate::common::params;
 
 /// Every node keeps four messages of 600 B (three packets) to a node `shift` away in flight.
 struct Pairs {
@@ -85,4 +84,16 @@ fn stepping_out_of_order_is_an_error_not_a_panic() {
     assert!(matches!(s.start(limits()), Err(SimError::Usage(_))));
     assert_eq!(s.run_to_end(|_| {}).unwrap(), RunState::Ended);
     assert_eq!(s.step().unwrap(), RunState::Ended, "an ended run stays ended");
+}
+
+#[test]
+fn the_lookahead_is_the_smallest_link_latency() {
+    // What a partitioned run may advance by: the smallest latency between routers (20 ns here),
+    // zero when a link has none (which such a run must refuse).
+    assert_eq!(sim().lookahead(), Some(Time::from_ns(20)));
+    let t = Torus::new(vec![4, 4], None, None).unwrap();
+    let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let p = fabricsim_network::NetworkParams { link_latency: Time::ZERO, ..params(2) };
+    let s = Builder::new(t.build_graph(1), r, p).build(Pairs { n: 16, shift: 5 }).unwrap();
+    assert_eq!(s.lookahead(), Some(Time::ZERO));
 }

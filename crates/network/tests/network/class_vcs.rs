@@ -9,7 +9,7 @@ use fabricsim_nic::Message;
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::{Topology, Torus};
 
-mod common;
+use crate::common;
 
 /// Tag of the priority message.
 const PRIORITY: u64 = 1;

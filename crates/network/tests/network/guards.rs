@@ -4,8 +4,7 @@ use fabricsim_core::{Bandwidth, SimError, Time};
 use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulation, Workload};
 use fabricsim_routing::{DimensionOrder, Routing};
 
-mod common;
-use common::params;
+use crate::common::params;
 use fabricsim_topology::Torus;
 
 /// Every node keeps `depth` messages to `node + shift` outstanding, forever; with `via`, each

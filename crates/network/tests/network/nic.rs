@@ -6,7 +6,7 @@ use fabricsim_network::{Api, Delivered, Message, Op, Rank, RunLimits, Simulation
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
-mod common;
+use crate::common;
 
 /// Posts `messages` at time zero from rank 0 to rank `to`, and records every callback.
 #[derive(Default)]

@@ -2,7 +2,7 @@
 //! but wall-clock figures). A change in behaviour shows up as a diff here. The event count, a
 //! performance figure that a pure optimisation may change, is kept apart in `golden/events/`,
 //! so such a change rewrites no behaviour golden. After an intended change, refresh with
-//! `UPDATE_GOLDEN=1 cargo test -p fabricsim --test golden`.
+//! `UPDATE_GOLDEN=1 cargo test -p fabricsim --test facade golden`.
 
 use fabricsim::{Plan, Scenario};
 use std::path::PathBuf;
@@ -33,7 +33,7 @@ fn check(g: &std::path::Path, got: &str, update: bool, what: &str) {
 fn examples_match_their_golden_summaries() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let examples = root.join("../../examples");
-    let golden = root.join("tests/golden");
+    let golden = root.join("tests/facade/golden");
     let update = std::env::var_os("UPDATE_GOLDEN").is_some();
     let mut checked = 0;
     let mut entries: Vec<_> = std::fs::read_dir(&examples).unwrap().map(|e| e.unwrap().path()).collect();

@@ -9,7 +9,7 @@ use fabricsim_network::{Api, Delivered, HwCollective, HwGroup, HwKind, NetworkPa
 use fabricsim_routing::{Routing, UpDown};
 use fabricsim_topology::FatTree;
 
-mod common;
+use crate::common;
 
 /// Broadcasts: group `g` of `groups[g]` (root first) broadcasts `bytes` at `starts[g]`; every
 /// member starts it then. Background: (src, dst, bytes) Puts at time zero.

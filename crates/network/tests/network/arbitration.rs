@@ -10,7 +10,7 @@ use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulati
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
-mod common;
+use crate::common;
 
 const SINK: Rank = Rank(4);
 const SOURCES: [Rank; 4] = [Rank(1), Rank(3), Rank(5), Rank(7)];

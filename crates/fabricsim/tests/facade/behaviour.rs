@@ -178,7 +178,7 @@ mod conservation_and_determinism {
 
     #[test]
     fn same_seed_same_result_and_other_seed_differs() {
-        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let mut s = scenario(include_str!("../../../../examples/torus-uniform.toml"));
         let a = Plan::new(&s).unwrap().run().unwrap();
         let b = Plan::new(&s).unwrap().run().unwrap();
         assert_eq!(a.packets_injected, b.packets_injected);
@@ -191,7 +191,7 @@ mod conservation_and_determinism {
 
     #[test]
     fn accepted_equals_offered_below_saturation() {
-        let s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let s = scenario(include_str!("../../../../examples/torus-uniform.toml"));
         let r = Plan::new(&s).unwrap().run().unwrap();
         assert!(r.drained);
         let acc = r.accepted_throughput.fraction_of_injection;
@@ -201,7 +201,7 @@ mod conservation_and_determinism {
     #[test]
     fn window_length_does_not_change_the_steady_state() {
         // Results must not flip with the measurement window: a 4x longer window agrees within noise.
-        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let mut s = scenario(include_str!("../../../../examples/torus-uniform.toml"));
         let short = Plan::new(&s).unwrap().run().unwrap();
         s.sim.duration = Time::from_us(20);
         let long = Plan::new(&s).unwrap().run().unwrap();
@@ -254,7 +254,7 @@ mod throughput_and_saturation {
     #[test]
     fn per_port_counters_add_up() {
         // A closed workload whose run ends inside the window: the counters see every hop.
-        let s = scenario(include_str!("../../../examples/all-to-all.toml"));
+        let s = scenario(include_str!("../../../../examples/all-to-all.toml"));
         let r = Plan::new(&s).unwrap().run().unwrap();
         let eject: u64 = r.ports.iter().filter(|p| p.kind == "terminal").map(|p| p.packets).sum();
         assert_eq!(eject, r.packets_delivered);
@@ -269,7 +269,7 @@ mod throughput_and_saturation {
     #[test]
     fn per_port_counters_cover_the_measurement_window_only() {
         // Open-loop traffic with a warm-up and a drain: the counters leave both out.
-        let s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let s = scenario(include_str!("../../../../examples/torus-uniform.toml"));
         let r = Plan::new(&s).unwrap().run().unwrap();
         let window_ns = r.window_ns;
         assert!(window_ns > 0.0 && r.warmup_ns > 0.0 && r.sim_time_ns > window_ns + r.warmup_ns);
@@ -505,7 +505,7 @@ mod observers {
     #[test]
     fn the_port_series_adds_up_to_the_port_counters_and_changes_nothing() {
         // A closed workload: the report's port counters cover the whole run, as the series does.
-        let s = scenario(include_str!("../../../examples/all-to-all.toml"));
+        let s = scenario(include_str!("../../../../examples/all-to-all.toml"));
         let plan = Plan::new(&s).unwrap();
         let plain = plan.run().unwrap();
         let (observed, series) = plan.run_with_series(Time::from_ns(37), |_| {}).unwrap();
@@ -536,7 +536,7 @@ mod sweeps {
     fn idle_nodes_and_packet_headers_are_not_taken_for_saturation() {
         // A transpose leaves its diagonal idle, and BG/Q's packet format carries 512 B of payload
         // in 552 B on the wire: at low loads neither is saturated (both once were, at every load).
-        let s = scenario(include_str!("../../../examples/mesh-transpose.toml"));
+        let s = scenario(include_str!("../../../../examples/mesh-transpose.toml"));
         let rep = fabricsim::sweep(&s, &[0.05, 0.1, 0.2], Default::default(), |_| {}).unwrap();
         for p in &rep.points {
             assert!(!p.saturated && p.expected_fraction < p.offered_load, "{p:?}");
@@ -559,7 +559,7 @@ mod cores {
     #[test]
     fn open_loop_cores_pay_for_polling_though_the_traffic_ignores_completions() {
         // Posting waits behind polling on the same core: with both costs, latency grows.
-        let mut s = scenario(include_str!("../../../examples/torus-uniform.toml"));
+        let mut s = scenario(include_str!("../../../../examples/torus-uniform.toml"));
         s.nic.software_overhead = Time::from_ns(40);
         let post_only = Plan::new(&s).unwrap().run().unwrap();
         s.nic.poll_overhead = Time::from_ns(40);

@@ -1,0 +1,6 @@
+//! The facade's integration tests, one module per behaviour (one test binary).
+
+mod behaviour;
+mod collectives;
+mod golden;
+mod tie_order;

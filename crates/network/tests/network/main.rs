@@ -1,0 +1,15 @@
+//! The network crate's integration tests, one module per behaviour (one test binary).
+
+mod common;
+
+mod arbitration;
+mod barrier_gates;
+mod class_routes;
+mod class_vcs;
+mod gate_wiring;
+mod guards;
+mod multicast;
+mod nic;
+mod routing_classes;
+mod stepping;
+mod switch_barrier;
