@@ -11,7 +11,7 @@ use crate::link;
 use crate::outcome::Outcome;
 use crate::packet::{Slab, NIL};
 use crate::params::NetworkParams;
-use crate::records::{Credit, InputVc, OutPort, Stall};
+use crate::records::{InputVc, OutPort, Stall};
 use crate::sim::{lane, Core, Simulation, MAX_VCS};
 use crate::workload::Workload;
 use fabricsim_core::{ConfigError, FastDiv, NodeId, SimError};
@@ -155,14 +155,13 @@ struct Sizes {
     max_ports: u32,
 }
 
-/// The senders (router outputs, then NIC engine pseudo-ports), who feeds each router port,
-/// every input VC, and each sender's credit (the whole buffer it feeds), with the channel timing
-/// they were classed by.
+/// The senders (router outputs, then NIC engine pseudo-ports), who feeds each router port, and
+/// every input VC with its sender's credit (the whole buffer), with the channel timing they were
+/// classed by.
 struct Ports {
     outs: Vec<OutPort>,
-    feeder: Vec<u32>,
+    upstream: Vec<u32>,
     vcq: Vec<InputVc>,
-    credit: Vec<Credit>,
     timing: ChannelTiming,
 }
 
@@ -191,20 +190,16 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
         upstream[gp.index()] = (tp + i) as u32;
         outs[tp + i].peer = gp.0;
     }
-    // Every sender of a fed input VC starts with its whole buffer free.
-    let mut credit = vec![Credit::default(); outs.len() * vcs as usize];
-    let mut feeder = vec![NIL; vcq.len()];
+    // The sender of every fed input VC starts with its whole buffer free.
     for (q, v) in vcq.iter_mut().enumerate() {
         let up = upstream[q / vcs as usize];
         if up != NIL {
             v.up_class = outs[up as usize].class;
-            let vc = q % vcs as usize;
-            let free = if vc < sizes.own as usize { params.buffer_bytes / routing.buffer_share(vc as u8) as u32 } else { sizes.class_buffer };
-            feeder[q] = up * vcs + vc as u32;
-            credit[feeder[q] as usize].free = free;
+            let vc = (q % vcs as usize) as u8;
+            v.credit.free = if vc < sizes.own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { sizes.class_buffer };
         }
     }
-    Ok(Ports { outs, feeder, vcq, credit, timing })
+    Ok(Ports { outs, upstream, vcq, timing })
 }
 
 /// Switch agents: a sink output per router, after the engines (see `crate::agent`), for the
@@ -317,18 +312,11 @@ fn empty_outcome() -> Outcome {
 
 /// The network's state, from the checked parts.
 fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkParams, obs: O, sizes: Sizes, ports: Ports, units: Units) -> Core<O> {
-    let Ports { outs, feeder, vcq, mut credit, timing } = ports;
+    let Ports { outs, upstream, vcq, timing } = ports;
     let vcs = sizes.vcs;
-    // Ejection ports and switch agents' sinks (after the engines) send into no buffer.
-    credit.resize(outs.len() * vcs as usize, Credit::default());
-    for (o, c) in outs.iter().zip(credit.chunks_mut(vcs as usize)) {
-        if o.class == crate::channel::TERMINAL {
-            c.iter_mut().for_each(|c| c.free = crate::records::UNLIMITED);
-        }
-    }
     let tp = graph.total_ports() as usize;
     let hardware = units.hardware();
-    let hop_bytes = vcq.len() * std::mem::size_of::<InputVc>() + credit.len() * std::mem::size_of::<Credit>();
+    let hop_bytes = vcq.len() * std::mem::size_of::<InputVc>();
     let stall = vec![Stall::default(); outs.len()];
     let arb_mark = vec![0; outs.len().div_ceil(64)];
     let requested = vec![0; outs.len().div_ceil(64)];
@@ -344,9 +332,8 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         in_rr,
         xbar_retry: Vec::new(),
         stall,
-        feeder,
+        upstream,
         vcq,
-        credit,
         packets: Slab::default(),
         credit_returns: Slab::default(),
         messages: Slab::default(),

@@ -7,7 +7,7 @@
 //!   passed the router pipeline (`router_delay`), provided the next input buffer has room for the
 //!   *whole* packet. Forwarding never completes before the tail has arrived.
 //! * **Credits in bytes.** Each output has, per VC, the free bytes of the downstream input
-//!   buffer as credit, kept at the output (the sender: see `records.rs`). Sending consumes
+//!   buffer as credit, which belongs to the output (the sender: see `records.rs`). Sending consumes
 //!   `size` credits; they return `link_latency` after the tail leaves the downstream buffer.
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
 //!   fits downstream, the highest priority class first, round-robin within a class. It decides
@@ -75,8 +75,9 @@
 //! counter: packet ids are per source node and traffic draws from per-node streams; (3) state
 //! indexed by port and node in flat arrays that split by ranges: in place; (4) one seam where
 //! routers touch each other: `link.rs`, where `forward` hands a packet to the downstream
-//! buffer and `Core::return_credit` sends freed space back to the sender's own credit record
-//! (credits are counted at the sender, so an output reads and spends only its own state), and
+//! buffer and `Core::return_credit` sends freed space back to the sender's credit record
+//! (credits belong to the sender: an output reads and spends only its own; the record is stored
+//! beside the input VC it counts, for speed, and a cut link keeps it with the sender), and
 //! nothing else crosses; credit returns in flight are kept as arrival times, not event-queue
 //! keys. Still to do: workload callbacks of one instant come in queue order (the built-in
 //! workloads do not depend on it: tested), the in-network units that read other switches' state

@@ -1,7 +1,6 @@
 //! The link seam: the only two ways a router's state reaches the router at the other end of a
 //! link. [`forward`] hands a packet to the downstream input buffer; [`Core::return_credit`]
-//! sends freed buffer space back to the sender, which keeps its credits (see
-//! [`crate::records`]). A partitioned run puts a partition boundary exactly here: both become
+//! sends freed buffer space back to the sender's credit record (see [`crate::records`]). A partitioned run puts a partition boundary exactly here: both become
 //! messages that take effect a link latency later, and nothing else crosses.
 
 use crate::packet::{Packet, PacketId};
@@ -63,10 +62,10 @@ impl<O: Observer> Core<O> {
     /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
-        let delay = self.timing.credit_latency(self.vcq[q.index()].up_class);
-        let ci = self.feeder[q.index()];
+        let v = &mut self.vcq[q.index()];
+        let delay = self.timing.credit_latency(v.up_class);
         if silent && delay > 0 {
-            let c = &mut self.credit[ci as usize];
+            let c = &mut v.credit;
             if !c.waiting() {
                 c.absorb(credit_seen(&self.queue));
                 if c.pend_at == NO_RETURN {
@@ -77,9 +76,9 @@ impl<O: Observer> Core<O> {
             }
         }
         if delay == 0 {
-            self.on_credit(ci, bytes);
+            self.on_credit(q, bytes);
         } else {
-            self.credit_event(now + delay, ci, bytes);
+            self.credit_event(now + delay, q, bytes);
         }
     }
 }

@@ -80,7 +80,7 @@ impl<O: Observer> Core<O> {
                 let credits = if o.class == channel::TERMINAL {
                     "unlimited".to_string()
                 } else {
-                    self.credit[(pk.out * self.vcs + vc as u32) as usize].free_at(now).to_string()
+                    self.vcq[(o.peer * self.vcs + vc as u32) as usize].credit.free_at(now).to_string()
                 };
                 format!(" -> out port {} vc {} (credits {credits})", self.graph.local(PortId(pk.out)), vc)
             };

@@ -355,7 +355,7 @@ impl<O: Observer> Core<O> {
         });
         self.push_q(q, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);
-        self.credit[(ps * self.vcs + vc) as usize].free -= self.charge(vc as u8, wire);
+        self.vcq[q.index()].credit.free -= self.charge(vc as u8, wire);
         self.outs[ps as usize].busy_until = start + ser;
         let mut free_at = start + ser;
         if msg.pace > 0 {

@@ -1,12 +1,17 @@
 //! The per-port and per-buffer records the hop path reads and writes, laid out so a hop touches
-//! few cache lines: a sender's record is one line, an input buffer's record a quarter of one,
-//! and a sender's credit on one VC of the buffer it feeds a quarter of one.
+//! few cache lines: a sender's record is one line, an input buffer's record half of one.
 //!
-//! **Credits live at the sender.** A sender (a router output, a NIC engine) keeps its free
-//! credit on each downstream VC in its own [`Credit`] record, indexed `sender * vcs + vc`: it
-//! reads and spends it without touching the router at the other end of the link. The buffer
-//! that frees space returns it through the link (`crate::link`), the one piece of code that
-//! writes on the other side of a link.
+//! **Credits belong to the sender.** A sender (a router output, a NIC engine) has a [`Credit`]
+//! record per downstream VC: its free credit there and the link's credit return in flight to
+//! it. Only the sender reads or spends it, through [`Core::credit`](crate::sim::Core) and the
+//! grant; the buffer that frees space returns it through the link (`crate::link`), the one
+//! piece of code that writes on the other side of a link. *Where* the record is stored is a
+//! question of speed alone: it sits in the input VC record it counts (`InputVc::credit`),
+//! because forwarding a packet writes that record anyway (the packet joins its queue), and a
+//! freeing buffer then returns credit into a line it has at hand. Stored in an array of the
+//! senders' own, a hop touched two more lines: +28% L1 data misses and +2.4% instructions on
+//! the 8x8x8 benchmark (BENCHMARKS.md, session 15). A partitioned run keeps the credit of a
+//! link cut by a partition border with the sender instead.
 //!
 //! **Credit returns in flight.** A freed buffer's credit reaches its sender a credit latency
 //! later. Unless the sender waits for it, the return needs no event: it sits in the credit
@@ -146,10 +151,11 @@ fabricsim_core::id_type!(
     InputVcId
 );
 
-/// One input VC buffer: its packet queue (an intrusive list through the packet slab), and what
-/// the head asked for (so arbitration needs no packet lookup). 16 bytes.
+/// One input VC buffer: its packet queue (an intrusive list through the packet slab), what the
+/// head asked for (so arbitration needs no packet lookup), and, stored beside them, the credit
+/// of the sender that feeds it (the sender's state: see the module doc). 32 bytes.
 #[derive(Debug, Clone, Copy)]
-#[repr(C, align(16))]
+#[repr(C, align(32))]
 pub(crate) struct InputVc {
     pub head: PacketId,
     pub tail: PacketId,
@@ -163,13 +169,24 @@ pub(crate) struct InputVc {
     /// Channel class of the sender feeding this VC (its credits travel back with that
     /// class's credit latency).
     pub up_class: u8,
+    /// The feeding sender's credit on this VC.
+    pub credit: Credit,
 }
 
-const _: () = assert!(std::mem::size_of::<InputVc>() == 16);
+const _: () = assert!(std::mem::size_of::<InputVc>() == 32);
 
 impl Default for InputVc {
     fn default() -> Self {
-        InputVc { head: PacketId::NIL, tail: PacketId::NIL, bytes: 0, out_vc: 0, prio: 0, flags: 0, up_class: channel::NONE }
+        InputVc {
+            head: PacketId::NIL,
+            tail: PacketId::NIL,
+            bytes: 0,
+            out_vc: 0,
+            prio: 0,
+            flags: 0,
+            up_class: channel::NONE,
+            credit: Credit::default(),
+        }
     }
 }
 
@@ -187,10 +204,6 @@ impl InputVc {
         crate::link::slot_charge(slots, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { slots.of(self.out_vc) } else { 0 }
     }
 }
-
-/// `Credit::free` of a sender into a NIC or a switch's logic, which take everything: nothing is
-/// spent or returned there.
-pub(crate) const UNLIMITED: u32 = u32::MAX;
 
 /// `Credit::pend_at` with no return in flight.
 pub(crate) const NO_RETURN: u64 = u64::MAX;

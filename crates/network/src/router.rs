@@ -27,13 +27,16 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// Free credit of sender `out` on `vc` now (unlimited for an ejection port, whose record
-    /// holds [`UNLIMITED`](crate::records::UNLIMITED) and is never spent), absorbing a return
-    /// that has arrived.
+    /// Free credit of sender `out` on `vc` now (unlimited for an ejection port), absorbing a
+    /// return that has arrived.
     #[inline(always)]
     pub(crate) fn credit(&mut self, out: u32, vc: u8) -> u32 {
+        let o = &self.outs[out as usize];
+        if o.class == channel::TERMINAL {
+            return u32::MAX;
+        }
         let seen = credit_seen(&self.queue);
-        let c = &mut self.credit[(out * self.vcs + vc as u32) as usize];
+        let c = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize].credit;
         c.absorb(seen);
         c.free
     }
@@ -244,7 +247,7 @@ impl<O: Observer> Core<O> {
         let slot = self.slots;
         let seen = credit_seen(&self.queue);
         let o = &self.outs[out as usize];
-        let (qbase, terminal, rr, cbase) = (o.qbase, o.class == channel::TERMINAL, o.rr, out * self.vcs);
+        let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         // Requesters with credit that wait for their port's shared crossbar input.
@@ -257,7 +260,7 @@ impl<O: Observer> Core<O> {
             let bit = (k + start) % 128;
             let p = self.vcq[(qbase + bit) as usize];
             if !terminal {
-                let c = &mut self.credit[(cbase + p.out_vc as u32) as usize];
+                let c = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize].credit;
                 c.absorb(seen);
                 if c.free < p.need(slot) {
                     continue;
@@ -346,7 +349,6 @@ impl<O: Observer> Core<O> {
             outs,
             stall,
             vcq,
-            credit,
             packets,
             queue,
             timing,
@@ -441,7 +443,7 @@ impl<O: Observer> Core<O> {
             }
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            credit[(out * *vcs + out_vc as u32) as usize].free -= link::slot_charge(*slots, out_vc, size);
+            vcq[ds_q.index()].credit.free -= link::slot_charge(*slots, out_vc, size);
             link::forward(vcq, packets, queue, pkt, ds_q, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
@@ -574,33 +576,32 @@ impl<O: Observer> Core<O> {
     /// Sender `port` lacks credit on `vc`: later returns to it travel as events, and one in
     /// flight in its slot becomes an event at its arrival time.
     pub(crate) fn wait_for_credit(&mut self, port: u32, vc: u8) {
-        let ci = port * self.vcs + vc as u32;
-        let c = &mut self.credit[ci as usize];
+        let q = InputVcId(self.outs[port as usize].peer * self.vcs + vc as u32);
+        let c = &mut self.vcq[q.index()].credit;
         let (at, bytes) = (c.pend_at, c.pend_bytes);
         c.pend_at = WAITING;
         if at != NO_RETURN && at != WAITING {
-            self.credit_event(at, ci, bytes);
+            self.credit_event(at, q, bytes);
         }
     }
 
-    /// Send `bytes` of credit back to credit record `ci` (`sender * vcs + vc`) as an event
-    /// arriving `at`.
-    pub(crate) fn credit_event(&mut self, at: u64, ci: u32, bytes: u32) {
-        let i = self.credit_returns.insert(CreditReturn { ci, bytes });
+    /// Send `bytes` of credit on input VC `q` back to its sender as an event arriving `at`.
+    pub(crate) fn credit_event(&mut self, at: u64, q: InputVcId, bytes: u32) {
+        let i = self.credit_returns.insert(CreditReturn { q, bytes });
         self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }
 
-    /// Credits reach credit record `ci` (`sender * vcs + vc`), whose sender tries again if it
-    /// waits for them. (A sender that does not wait for credit decides at its next request or
-    /// release; arbitrating here too could only reorder decisions taken at the same instant.)
-    pub(crate) fn on_credit(&mut self, ci: u32, bytes: u32) {
-        let c = &mut self.credit[ci as usize];
+    /// Credits on input VC `q` reach its sender, which tries again if it waits for them. (A
+    /// sender that does not wait for credit decides at its next request or release; arbitrating
+    /// here too could only reorder decisions taken at the same instant.)
+    pub(crate) fn on_credit(&mut self, q: InputVcId, bytes: u32) {
+        let c = &mut self.vcq[q.index()].credit;
         c.free += bytes;
         if !c.waiting() {
             return;
         }
         c.pend_at = NO_RETURN;
-        let port = self.vcs_div.div(ci);
+        let port = self.upstream[self.vcs_div.div(q.0) as usize];
         if self.is_pseudo(port) {
             let node = self.engines_div.div(port - self.total_ports());
             self.post_injection(node);

@@ -61,7 +61,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::Credit(i) => {
                 let r = *c.credit_returns.get(i);
                 c.credit_returns.remove(i);
-                c.on_credit(r.ci, r.bytes);
+                c.on_credit(r.q, r.bytes);
             }
             Ev::EngineFree(ps) => {
                 let node = c.engines_div.div(ps - c.total_ports());

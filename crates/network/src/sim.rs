@@ -6,7 +6,7 @@ use crate::link;
 pub use crate::outcome::{Outcome, RunLimits};
 use crate::packet::{Message, Packet, PacketId, Slab};
 use crate::params::NetworkParams;
-use crate::records::{Credit, InputVc, InputVcId, OutPort, Stall};
+use crate::records::{InputVc, InputVcId, OutPort, Stall};
 use crate::workload::Workload;
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, RouterId, SimError, Time};
 use fabricsim_engine::EventQueue;
@@ -77,8 +77,8 @@ impl Default for Ev {
 /// A credit return in flight as an event (see [`crate::records`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CreditReturn {
-    /// The credit record it returns to (`sender * vcs + vc`), and how much.
-    pub ci: u32,
+    /// The input VC whose sender the credit returns to, and how much.
+    pub q: InputVcId,
     pub bytes: u32,
 }
 
@@ -138,13 +138,12 @@ pub struct Core<O = ()> {
     pub(crate) xbar_retry: Vec<u32>,
     /// Credit-stall bookkeeping of every sender, indexed like `outs`.
     pub(crate) stall: Vec<Stall>,
-    /// For each input VC (`port * vcs + vc`), the credit record of its sender (`sender * vcs +
-    /// vc`), which the space it frees returns to (`NIL`: none feeds it).
-    pub(crate) feeder: Vec<u32>,
-    /// Every input VC, indexed `port * vcs + vc`.
+    /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
+    /// (`NIL`: none). Read only when a credit return travels as an event (or at once, with no
+    /// credit latency), not for one waiting in its slot.
+    pub(crate) upstream: Vec<u32>,
+    /// Every input VC, with its sender's credit, indexed `port * vcs + vc`.
     pub(crate) vcq: Vec<InputVc>,
-    /// Every sender's credit on each VC it feeds, indexed `sender * vcs + vc` like `outs`.
-    pub(crate) credit: Vec<Credit>,
     pub(crate) packets: Slab<Packet, PacketId>,
     /// Credit returns travelling as events.
     pub(crate) credit_returns: Slab<CreditReturn>,

@@ -54,9 +54,6 @@ impl<O: Observer> Core<O> {
                 if let Some(d) = self.vcq.get(o.peer.wrapping_mul(self.vcs).wrapping_add(p.out_vc as u32) as usize) {
                     prefetch(d);
                 }
-                if let Some(c) = self.credit.get(p.out.wrapping_mul(self.vcs).wrapping_add(p.out_vc as u32) as usize) {
-                    prefetch(c);
-                }
             }
         }
     }
@@ -102,19 +99,12 @@ impl<O: Observer> Core<O> {
             if let Some(v) = self.vcq.get(q) {
                 prefetch(v);
             }
-            if let Some(f) = self.feeder.get(q) {
-                prefetch(f);
-            }
         }
         match self.queue.lane_ahead(lane::OUT_FREE, 2 * k) {
             Some(&Ev::OutFree { out, bit }) => {
                 let q = (self.first_vc_of(out) + bit as u32) as usize;
                 if let Some(p) = self.vcq.get(q).and_then(|v| slots.get(v.head.index())) {
                     prefetch(p);
-                }
-                // The credit record the freed space returns to.
-                if let Some(c) = self.feeder.get(q).and_then(|&f| self.credit.get(f as usize)) {
-                    prefetch(c);
                 }
             }
             Some(&Ev::EjectDone(pkt)) => {
