@@ -45,7 +45,9 @@ timed() {
 }
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 counters() { # build scenario hops
-  if perf stat -e instructions true >/dev/null 2>&1 && ! perf stat -e instructions true 2>&1 | grep -q "not supported"; then
+  local probe
+  probe=$(perf stat -x, -e instructions true 2>&1 >/dev/null | cut -d, -f1 || true)
+  if [[ $probe =~ ^[0-9]+$ ]]; then
     perf stat -x, -e instructions,cycles,cache-misses -o "$tmp/p" "$1" run "$2" >/dev/null
     awk -F, -v h="$3" '$3 ~ /instructions|cycles|cache-misses/ {printf "  %s per hop %.1f", $3, $1 / h} END {print ""}' "$tmp/p"
   elif [[ -n ${CACHEGRIND:-} ]]; then
