@@ -120,6 +120,7 @@ mod agent;
 mod build;
 mod channel;
 pub mod class_routes;
+mod crossbar;
 mod delivery;
 pub mod format;
 pub mod gates;
