@@ -3,6 +3,7 @@
 //! Exit codes: 0 success, 1 a run failed (deadlock, conservation), 2 bad input.
 
 use clap::{Parser, Subcommand};
+use fabricsim::workloads::{CollectiveSpec, ProgramSpec, WorkloadSpec};
 use fabricsim::{Error, Plan, Scenario};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -424,33 +425,42 @@ fn run(cli: Cli) -> Result<(), Error> {
             ports,
             background,
         } => {
-            let plan = Plan::new(&load(&scenario, &set)?)?;
-            let read = |p: &PathBuf| std::fs::read_to_string(p).map_err(|e| Error::Io(format!("{}: {e}", p.display())));
-            let map = match &rank_map {
-                Some(p) => Some(fabricsim::placement::read_rank_map(&plan, &read(p)?, ranks_per_node)?),
-                None => None,
-            };
-            let ranks = if virtual_torus {
-                fabricsim::virtual_torus::virtual_torus(&plan)?
-            } else {
-                fabricsim::placement::Ranks { per_node: ranks_per_node, map, grid: (!grid.is_empty()).then_some(grid) }
-            };
+            // One scenario per point, run as `fabricsim run` runs it; errors name the options
+            // that set its workload's keys.
+            let base = load(&scenario, &set)?;
+            let plan = Plan::new(&base)?;
+            let option = |e: Error| fabricsim::workloads::job::rename_field(e, true);
+            let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
-                    let prog = fabricsim_program::FileProgram::parse(&read(p)?).map_err(|m| fabricsim::ConfigError::new("--program", m))?;
-                    let mut pt = fabricsim::collective::run_program_in(&plan, &ranks, Box::new(prog), 0, ports, background, |_| {})?;
-                    pt.algorithm = p.display().to_string();
-                    vec![pt]
+                    let workload = WorkloadSpec::Program(ProgramSpec {
+                        file: Some(p.clone()),
+                        ranks_per_node,
+                        rank_map,
+                        virtual_torus,
+                        background: back,
+                        ..Default::default()
+                    });
+                    let point = Plan::new(&fabricsim::collective::point_scenario(&base, workload)).map_err(option)?;
+                    vec![fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?]
                 }
                 (None, Some(op)) => {
                     let c = fabricsim::collective::parse_op(op)?;
                     let algorithms = fabricsim::collective::parse_algorithms(&plan, c, &algorithm)?;
                     let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
-                    let what = fabricsim::collective::Comparison { op: c, algorithms: &algorithms, sizes: &sizes, ports, background };
+                    let workload = CollectiveSpec {
+                        op: Some(c),
+                        ranks_per_node,
+                        rank_map,
+                        grid: (!grid.is_empty()).then_some(grid),
+                        virtual_torus,
+                        background: back,
+                        ..Default::default()
+                    };
+                    let what = fabricsim::collective::Comparison { workload, algorithms: &algorithms, sizes: &sizes, ports };
                     let pts = fabricsim::collective::compare(
-                        &plan,
-                        &ranks,
+                        &base,
                         &what,
                         |t| {
                             if let Some(pb) = &pb {
@@ -463,7 +473,8 @@ fn run(cli: Cli) -> Result<(), Error> {
                                 pb.inc(1);
                             }
                         },
-                    )?;
+                    )
+                    .map_err(option)?;
                     if let Some(pb) = pb {
                         pb.finish_and_clear();
                     }

@@ -493,3 +493,84 @@ fn shapes_too_large_for_memory_are_refused_before_anything_is_built() {
         assert!(started.elapsed().as_secs() < 20);
     }
 }
+
+#[test]
+fn run_of_a_collective_scenario_reports_what_collective_reports() {
+    let (code, out, err) = fabricsim(&["run", &example("collective-allreduce.toml"), "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("collective   allreduce by rabenseifner, 65536 B per rank on 64 ranks"), "the summary goes to stderr: {err}");
+    let run: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (code, out, err) = fabricsim(&[
+        "collective",
+        "--op",
+        "allreduce",
+        "--algorithm",
+        "rabenseifner",
+        "--sizes",
+        "64KiB",
+        "--set",
+        "topology.shape=[4,4,4]",
+        "--json",
+        "-",
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let point = &serde_json::from_str::<serde_json::Value>(&out).unwrap()[0];
+    for k in ["op", "algorithm", "bytes", "ranks", "time_ns", "rank_done_median_ns", "algbw_gb_per_s", "busbw_gb_per_s", "messages", "events"] {
+        assert_eq!(run["collective"][k], point[k], "{k}");
+    }
+    assert_eq!(run["workload_type"], "collective");
+    assert_eq!(run["workload"]["completion_ns"], point["time_ns"]);
+    assert!(run["ports"].as_array().unwrap().iter().any(|p| p["bytes"].as_u64().unwrap() > 0));
+    assert!(run["collective"].get("wall_s").is_none(), "the report's wall-clock figure is its own");
+}
+
+#[test]
+fn run_of_a_program_scenario_reads_its_file_beside_the_scenario() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-cli-program-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("chain.txt"), "ranks 4\n0 put 1 64KiB tag=1\n1 wait 0 tag=1\n1 put 2 64KiB\n2 wait 1\n").unwrap();
+    std::fs::write(dir.join("chain.toml"), "[topology]\nshape = [4]\n[workload]\ntype = \"program\"\nfile = \"chain.txt\"\n").unwrap();
+    let scenario = dir.join("chain.toml");
+    // From another directory: the file is found beside the scenario.
+    let (code, out, err) = fabricsim_in(&std::env::temp_dir(), &["run", scenario.to_str().unwrap(), "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!((v["collective"]["op"].as_str(), v["collective"]["messages"].as_u64()), (Some("program"), Some(2)));
+    assert!(err.contains("program      chain.txt on 4 ranks"), "{err}");
+    // The same through `fabricsim collective --program`.
+    let (code, out, _) = fabricsim_in(&dir, &["collective", "--program", "chain.txt", "--set", "topology.shape=[4]", "--json", "-"]);
+    assert_eq!(code, 0);
+    let point = &serde_json::from_str::<serde_json::Value>(&out).unwrap()[0];
+    assert_eq!(point["time_ns"], v["collective"]["time_ns"]);
+    assert_eq!(point["algorithm"], "chain.txt");
+}
+
+#[test]
+fn run_names_bad_collective_and_program_keys() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-cli-bad-jobs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let two = dir.join("two.txt");
+    std::fs::write(&two, "ranks 2\n0 put 1 8B\n1 wait 0\n").unwrap();
+    let c = ["--set", "topology.shape=[4,4]", "--set", "workload.type=collective"];
+    let p = ["--set", "topology.shape=[4,4]", "--set", "workload.type=program"];
+    let two_set = format!("workload.file={}", two.display());
+    for (base, extra, want) in [
+        (&c, vec!["workload.op=allsum"], "workload.op: 'allsum'"),
+        (&c, vec!["workload.op=allreduce", "workload.algorithm=tree"], "workload.algorithm: 'tree'"),
+        (&c, vec!["workload.op=barrier", "workload.algorithm=hardware"], "workload.algorithm: 'hardware'"),
+        (&c, vec!["workload.op=barrier", "workload.load=0.3"], "workload.load"),
+        (&c, vec!["workload.op=barrier", "workload.rank_map=no-such-map.txt"], "workload.rank_map: 'no-such-map.txt'"),
+        (&p, vec!["workload.file=no-such-program.txt"], "workload.file: 'no-such-program.txt'"),
+        (&p, vec![two_set.as_str()], "is for 2 ranks, the job has 16"),
+    ] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(base.as_slice());
+        for e in &extra {
+            args.extend(["--set", e]);
+        }
+        let (code, _, err) = fabricsim(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with(&format!("error: {want}")) || err.contains(want), "{args:?}: {err}");
+        assert!(err.lines().count() == 1 && !err.contains("panicked"), "{args:?}: {err}");
+    }
+}

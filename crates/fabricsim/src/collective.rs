@@ -1,14 +1,17 @@
 //! Collectives on a scenario's network: run an algorithm at a size, compare algorithms over
-//! sizes (`fabricsim collective`).
+//! sizes (`fabricsim collective`), run a scenario's `collective` or `program` workload
+//! ([`run_job`]).
 
 use crate::placement::Ranks;
 use crate::report::port_reports;
-use crate::{Error, Plan};
+use crate::workloads::job::{rename_field, Work};
+use crate::workloads::{BuildContext, CollectiveSpec, WorkloadSpec};
+use crate::{Error, Plan, Scenario};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{Outcome, RunLimits, Simulation, Workload};
 use fabricsim_program::algorithms::{build, hardware_names, names, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
-use fabricsim_stats::PortReport;
+use fabricsim_stats::{Observer, PortCounters, PortReport};
 use fabricsim_topology::PortGraph;
 use serde::Serialize;
 
@@ -33,7 +36,9 @@ pub struct CollectivePoint {
     pub messages: u64,
     pub message_bytes: u64,
     pub events: u64,
-    pub wall_s: f64,
+    /// Seconds the run took on this machine (left out of a run report, which has its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wall_s: Option<f64>,
     /// Per-port counters over the whole run, when asked for (`fabricsim collective --ports`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortReport>,
@@ -162,9 +167,7 @@ pub fn run_in(
 ) -> Result<CollectivePoint, Error> {
     let program = build(c, algorithm, &ranks.layout(plan)?, size).map_err(|m| ConfigError::new("--algorithm", m))?;
     let mut p = run_program_in(plan, ranks, program, size, ports, background, progress)?;
-    p.op = c.name();
-    p.algorithm = algorithm.to_string();
-    p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
+    name_point(&mut p, c, algorithm);
     Ok(p)
 }
 
@@ -187,6 +190,88 @@ pub fn run_program_in(
     background: bool,
     progress: impl FnMut(Time),
 ) -> Result<CollectivePoint, Error> {
+    let beside = background.then_some(Beside { spec: &plan.scenario.workload, delay: plan.limits.warmup, field: "--background" });
+    Ok(execute(plan, ranks, program, size, ports, beside, (), progress, |_| ())?.0)
+}
+
+/// Run `plan`'s job (its `collective` or `program` workload, see
+/// [`crate::workloads::job`]): the run behind both `fabricsim run` of such a scenario and each
+/// point of `fabricsim collective`. `ports`: report per-port counters in the point.
+pub fn run_job(plan: &Plan, ports: bool, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    Ok(run_job_with(plan, ports, (), progress, |_| ())?.0)
+}
+
+/// [`run_job`] watched by `obs`; `read` sees the finished run (to build a report from it).
+pub(crate) fn run_job_with<O: Observer, T>(
+    plan: &Plan,
+    ports: bool,
+    obs: O,
+    progress: impl FnMut(Time),
+    read: impl FnOnce(&Finished<O>) -> T,
+) -> Result<(CollectivePoint, T), Error> {
+    let job = plan.job.as_ref().ok_or_else(|| {
+        ConfigError::new("workload.type", format!("'{}' is not a job (a collective or a program)", plan.scenario.workload.type_name()))
+    })?;
+    let (program, size, value, field): (Boxed, u64, String, &str) = match &job.work {
+        Work::Collective { op, algorithm, size } => {
+            let layout = job.ranks.layout(plan).map_err(|e| rename_field(e, false))?;
+            let p = build(*op, algorithm, &layout, *size).map_err(|m| ConfigError::new("workload.algorithm", format!("'{algorithm}': {m}")))?;
+            (p, *size, algorithm.clone(), "workload.algorithm")
+        }
+        Work::Program { program, file } => (Box::new(program.clone()), 0, file.display().to_string(), "workload.file"),
+    };
+    let beside = job.background.as_ref().map(|b| Beside { spec: &b.spec, delay: b.delay, field: "workload.background" });
+    let (mut p, t) = execute(plan, &job.ranks, program, size, ports, beside, obs, progress, read).map_err(|e| match e {
+        // What the program met on its way (hardware it asked for and the network lacks).
+        Error::Config(c) if c.field == "program" => ConfigError::new(field, format!("'{value}': {}", c.message)).into(),
+        other => rename_field(other, false),
+    })?;
+    match &job.work {
+        Work::Collective { op, algorithm, .. } => name_point(&mut p, *op, algorithm),
+        Work::Program { .. } => p.algorithm = value,
+    }
+    Ok((p, t))
+}
+
+/// A point's operation and algorithm, and its bus bandwidth (which the operation sets).
+fn name_point(p: &mut CollectivePoint, c: Collective, algorithm: &str) {
+    p.op = c.name();
+    p.algorithm = algorithm.to_string();
+    p.busbw_gb_per_s = c.bus_factor(p.ranks).map(|f| f * p.algbw_gb_per_s);
+}
+
+/// Open-loop traffic to run a program beside: its workload, when the program starts, and the
+/// option or key that asked for it (named in errors).
+struct Beside<'a> {
+    spec: &'a WorkloadSpec,
+    delay: Time,
+    field: &'a str,
+}
+
+/// A finished run, as a caller of [`run_job_with`] may read it.
+pub(crate) struct Finished<'a, O> {
+    pub point: &'a CollectivePoint,
+    pub graph: &'a PortGraph,
+    pub observer: &'a O,
+    pub outcome: &'a Outcome,
+    /// Every port's counters over the measurement window (taken when asked: a copy).
+    pub counters: &'a dyn Fn() -> Vec<PortCounters>,
+}
+
+/// Run `program` with `size` bytes per rank on `plan`'s network, ranks placed by `ranks`,
+/// beside `beside`'s traffic if any, watched by `obs`; `read` sees the finished run.
+#[allow(clippy::too_many_arguments)]
+fn execute<O: Observer, T>(
+    plan: &Plan,
+    ranks: &Ranks,
+    program: Boxed,
+    size: u64,
+    ports: bool,
+    beside: Option<Beside>,
+    obs: O,
+    progress: impl FnMut(Time),
+    read: impl FnOnce(&Finished<O>) -> T,
+) -> Result<(CollectivePoint, T), Error> {
     let started = std::time::Instant::now();
     ranks.check(plan)?;
     let n = ranks.count(plan);
@@ -195,39 +280,48 @@ pub fn run_program_in(
     }
     let graph = plan.build_graph();
     let run = ProgramRun::new(program, size);
-    if !background {
-        let (sim, outcome) = simulate(plan, ranks, graph, run, Time::ZERO, progress)?;
-        return point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO));
-    }
+    let Some(beside) = beside else {
+        let (sim, outcome) = simulate(plan, ranks, graph, run, Time::ZERO, obs, progress)?;
+        let p = point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO))?;
+        let t = finish(&sim, &p, &outcome, read);
+        return Ok((p, t));
+    };
     if ranks.map.is_some() || ranks.per_node != 1 {
-        return Err(ConfigError::new("--background", "background traffic runs with one rank per node in node order").into());
+        return Err(ConfigError::new(beside.field, "background traffic runs with one rank per node in node order").into());
     }
-    let back = plan.build_workload(Some(&graph))?;
+    let back = beside.spec.build(&BuildContext { plan, graph: Some(&graph) })?;
     if back.is_closed() {
-        let ty = plan.scenario.workload.type_name();
-        return Err(ConfigError::new(
-            "--background",
-            format!("the scenario's workload ('{ty}') is a benchmark, not open-loop traffic to run beside"),
-        )
-        .into());
+        let ty = beside.spec.type_name();
+        return Err(
+            ConfigError::new(beside.field, format!("the scenario's workload ('{ty}') is a benchmark, not open-loop traffic to run beside")).into()
+        );
     }
-    let delay = plan.limits.warmup;
-    let both = crate::background::WithBackground::new(run, back, delay);
-    let (sim, outcome) = simulate(plan, ranks, graph, both, delay, progress)?;
-    point(plan, &sim, &sim.workload().front, &outcome, (n, size, ports, started, delay))
+    let both = crate::background::WithBackground::new(run, back, beside.delay);
+    let (sim, outcome) = simulate(plan, ranks, graph, both, beside.delay, obs, progress)?;
+    let p = point(plan, &sim, &sim.workload().front, &outcome, (n, size, ports, started, beside.delay))?;
+    let t = finish(&sim, &p, &outcome, read);
+    Ok((p, t))
 }
 
-/// Run `w` on `plan`'s network over `graph` (rank map from `ranks`) until its program is done;
-/// its measurement window (port counters) opens at `from`, when the program starts.
-fn simulate<W: Workload>(
+/// What `read` gives for the finished `sim`.
+fn finish<W: Workload, O: Observer, T>(sim: &Simulation<W, O>, p: &CollectivePoint, outcome: &Outcome, read: impl FnOnce(&Finished<O>) -> T) -> T {
+    let counters = || sim.port_counters();
+    read(&Finished { point: p, graph: sim.graph(), observer: sim.observer(), outcome, counters: &counters })
+}
+
+/// Run `w` on `plan`'s network over `graph` (rank map from `ranks`, watched by `obs`) until its
+/// program is done; its measurement window (port counters) opens at `from`, when the program
+/// starts.
+fn simulate<W: Workload, O: Observer>(
     plan: &Plan,
     ranks: &Ranks,
     graph: PortGraph,
     w: W,
     from: Time,
+    obs: O,
     progress: impl FnMut(Time),
-) -> Result<(Simulation<W>, Outcome), Error> {
-    let mut network = plan.network(graph);
+) -> Result<(Simulation<W, O>, Outcome), Error> {
+    let mut network = plan.network(graph).observer(obs);
     if let Some(map) = ranks.nodes(plan) {
         network = network.rank_map(map);
     }
@@ -241,9 +335,9 @@ fn simulate<W: Workload>(
 
 /// The point of a finished run of program `w` in `sim`; `(ranks, size, ports, wall-clock start,
 /// the program's start)`.
-fn point<W: Workload>(
+fn point<W: Workload, O: Observer>(
     plan: &Plan,
-    sim: &Simulation<W>,
+    sim: &Simulation<W, O>,
     w: &ProgramRun,
     outcome: &Outcome,
     (n, size, ports, started, from): (u32, u64, bool, std::time::Instant, Time),
@@ -279,7 +373,7 @@ fn point<W: Workload>(
         messages,
         message_bytes,
         events: outcome.events,
-        wall_s: started.elapsed().as_secs_f64(),
+        wall_s: Some(started.elapsed().as_secs_f64()),
         ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
         gates: sim.gate_wiring(0).map(GateUse::of),
         class_route: sim.class_tree(0).map(|t| ClassRouteUse { nodes: t.nodes.len() as u32, root: t.nodes[t.root], depth: t.depth() }),
@@ -294,39 +388,52 @@ fn point<W: Workload>(
     })
 }
 
-/// What to compare: a collective, its algorithms, buffer sizes, and whether to keep per-port
-/// counters.
+/// What to compare: a collective workload (its operation, ranks and background) by several
+/// algorithms at several sizes, and whether to keep per-port counters.
 #[derive(Debug, Clone)]
 pub struct Comparison<'a> {
-    pub op: Collective,
+    /// The workload of every point, but for its `algorithm` and `size`.
+    pub workload: CollectiveSpec,
     pub algorithms: &'a [String],
     pub sizes: &'a [Bytes],
     pub ports: bool,
-    /// Run beside the scenario's own open-loop traffic (see [`run_program_in`]).
-    pub background: bool,
 }
 
-/// Every algorithm at every size, sizes outermost; `progress` hears the simulated time now and
-/// then during a run, `done` is called after each run.
+/// Every algorithm at every size, sizes outermost: each point a scenario of its own (`base`
+/// with the point's workload, see [`point_scenario`]) run by [`run_job`], as `fabricsim run`
+/// runs it. `progress` hears the simulated time now and then during a run, `done` is called
+/// after each run.
 pub fn compare(
-    plan: &Plan,
-    ranks: &Ranks,
+    base: &Scenario,
     what: &Comparison,
     mut progress: impl FnMut(Time),
     mut done: impl FnMut(&CollectivePoint),
 ) -> Result<Vec<CollectivePoint>, Error> {
     if let Some(z) = what.sizes.iter().find(|s| s.get() == 0) {
-        return Err(ConfigError::new("--sizes", format!("{}B: a collective moves at least one byte per rank", z.get())).into());
+        return Err(ConfigError::new("workload.size", format!("{}B: a collective moves at least one byte per rank", z.get())).into());
     }
     let mut out = Vec::new();
     for size in what.sizes {
         for a in what.algorithms {
-            let p = run_in(plan, ranks, what.op, a, size.get(), what.ports, what.background, &mut progress)?;
+            let workload = CollectiveSpec { algorithm: Some(a.clone()), size: *size, ..what.workload.clone() };
+            let plan = Plan::new(&point_scenario(base, WorkloadSpec::Collective(workload)))?;
+            let p = run_job(&plan, what.ports, &mut progress)?;
             done(&p);
             out.push(p);
         }
     }
     Ok(out)
+}
+
+/// The scenario of one point of `fabricsim collective`: `base` running `workload` (a
+/// `collective` or `program`) in its place, with `base`'s packet size. The command's file
+/// options are paths from the current directory, so the point's paths are read from there.
+pub fn point_scenario(base: &Scenario, mut workload: WorkloadSpec) -> Scenario {
+    let mut s = base.clone();
+    *workload.keys_mut().packet_size_mut() = base.workload.keys().packet_size();
+    s.workload = workload;
+    s.set_base_dir(std::path::PathBuf::new());
+    s
 }
 
 /// The points as CSV.

@@ -1,16 +1,17 @@
 //! From a checked scenario to a runnable plan: topology built, routing checked against it,
 //! network parameters resolved, workload described.
 
+use crate::collective::CollectivePoint;
 use crate::report::RunReport;
 use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
-use crate::workloads::BuildContext;
+use crate::workloads::{BuildContext, Job};
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError, NodeId, Time};
-use fabricsim_network::{Builder, NetworkParams, PacketFormat, Rank, RunLimits, Simulation, Workload};
+use fabricsim_network::{Builder, NetworkParams, PacketFormat, Rank, RunLimits, Workload};
 use fabricsim_routing::Routing;
 use fabricsim_stats::Observer;
 use fabricsim_topology::{analysis, packaging, Analysis, FatTree, PortGraph, Topology, Torus};
-use fabricsim_workload::AnyWorkload;
+use fabricsim_workload::{AnyWorkload, WorkloadReport};
 
 /// A validated scenario, ready to run any number of times.
 #[derive(Debug, Clone)]
@@ -22,6 +23,8 @@ pub struct Plan {
     pub limits: RunLimits,
     /// A closed workload (benchmark) runs until done; an open-loop one for a time window.
     pub closed: bool,
+    /// A `collective` or `program` workload, checked (files read): what it runs.
+    pub job: Option<Job>,
 }
 
 impl Plan {
@@ -188,8 +191,12 @@ impl Plan {
         // The event queue holds times up to 2^60 ps: refuse longer runs now, naming the key
         // that sets their length.
         limits.check(if closed { "sim.max_time" } else { "sim.duration" })?;
-        let plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed };
-        plan.build_workload(None)?; // check workload fields now
+        let mut plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None };
+        // Check workload fields now.
+        match s.workload.job(&plan) {
+            Some(job) => plan.job = Some(job?),
+            None => drop(plan.build_workload(None)?),
+        }
         Ok(plan)
     }
 
@@ -277,13 +284,28 @@ impl Plan {
 
     /// Run once, reporting progress (simulated time) now and then.
     pub fn run_with_progress(&self, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
-        Ok(self.run_observed((), progress)?.0)
+        Ok(self.run_observed((), progress, |_, _| ())?.0)
     }
 
     /// Run once watched by `obs` (see [`fabricsim_stats::Observer`]); returns the report and
-    /// the simulation, whose observer and port graph the caller reads.
-    pub fn run_observed<O: Observer>(&self, obs: O, progress: impl FnMut(Time)) -> Result<(RunReport, Simulation<AnyWorkload, O>), Error> {
+    /// what `read` makes of the observer and the port graph once the run is over. A
+    /// `collective` or `program` workload runs its job ([`crate::collective::run_job`]).
+    pub fn run_observed<O: Observer, T>(
+        &self,
+        obs: O,
+        progress: impl FnMut(Time),
+        read: impl FnOnce(&O, &PortGraph) -> T,
+    ) -> Result<(RunReport, T), Error> {
         let started = std::time::Instant::now();
+        if self.job.is_some() {
+            let (point, (mut report, t)) = crate::collective::run_job_with(self, false, obs, progress, |f| {
+                let wall = started.elapsed().as_secs_f64();
+                let workload = WorkloadReport { completion_ns: Some(f.point.time_ns), messages: f.point.messages, ..Default::default() };
+                (RunReport::new(self, f.graph, &(f.counters)(), f.outcome, workload).timed(wall), read(f.observer, f.graph))
+            })?;
+            report.collective = Some(CollectivePoint { wall_s: None, ..point });
+            return Ok((report, t));
+        }
         let graph = self.build_graph();
         let workload = self.build_workload(Some(&graph))?;
         let closed = workload.is_closed();
@@ -295,8 +317,10 @@ impl Plan {
                 format!("{} was reached before the workload finished", self.scenario.sim.max_time),
             ))));
         }
-        let report = RunReport::new(self, &sim, &outcome, started.elapsed().as_secs_f64());
-        Ok((report, sim))
+        let wall = started.elapsed().as_secs_f64();
+        let report = RunReport::new(self, sim.graph(), &sim.port_counters(), &outcome, sim.workload().report()).timed(wall);
+        let t = read(sim.observer(), sim.graph());
+        Ok((report, t))
     }
 
     pub fn run(&self) -> Result<RunReport, Error> {

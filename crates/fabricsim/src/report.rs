@@ -2,10 +2,10 @@
 
 use crate::plan::Plan;
 use fabricsim_core::RouterId;
-use fabricsim_network::{Outcome, Simulation};
-use fabricsim_stats::{LatencyBucket, LatencySummary, PortReport};
+use fabricsim_network::Outcome;
+use fabricsim_stats::{LatencyBucket, LatencySummary, PortCounters, PortReport};
 use fabricsim_topology::{PortGraph, PortKind, Topology, Torus};
-use fabricsim_workload::{AnyWorkload, WorkloadReport};
+use fabricsim_workload::WorkloadReport;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]
@@ -75,6 +75,11 @@ pub struct RunReport {
     /// What produced this report: the fabricsim version, the seed and the resolved scenario
     /// (preset and overrides applied, every key), enough to run it again.
     pub provenance: Provenance,
+    /// A `collective` or `program` workload: what `fabricsim collective` reports for it (time,
+    /// when ranks finished, algorithm and bus bandwidth, messages, the hardware it used; the
+    /// port counters are the report's `ports`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub collective: Option<crate::collective::CollectivePoint>,
 }
 
 /// Utilisation of the network links of one direction (all routers' ports with that label).
@@ -119,17 +124,17 @@ pub struct Provenance {
 }
 
 impl RunReport {
-    pub(crate) fn new<O: fabricsim_stats::Observer>(plan: &Plan, sim: &Simulation<AnyWorkload, O>, o: &Outcome, wall: f64) -> RunReport {
+    /// The report of a run of `plan` over `graph` that ended with `o`, its ports' counters
+    /// `counters`; wall-clock figures are left at zero (see [`RunReport::timed`]).
+    pub(crate) fn new(plan: &Plan, graph: &PortGraph, counters: &[PortCounters], o: &Outcome, workload: WorkloadReport) -> RunReport {
         let nodes = plan.topology.nodes();
         let window_ns = o.window.as_ns_f64();
         let per_node = if window_ns > 0.0 { o.window_bytes as f64 / window_ns / nodes as f64 } else { 0.0 };
         let inj_per_ns = plan.node_injection_bandwidth() / 1e9;
         // Port counters cover the measurement window.
         let elapsed = o.window.ps();
-        let graph = sim.graph();
-        let ports = port_reports(&plan.topology, graph, &sim.port_counters(), elapsed);
+        let ports = port_reports(&plan.topology, graph, counters, elapsed);
         let (link_utilization, busiest_links) = link_loads(&ports);
-        let workload = sim.workload().report();
         let peak = all_to_all_peak(plan);
         let fraction_of_peak = peak.zip(workload.throughput_gb_per_s).map(|(p, x)| x / p);
         RunReport {
@@ -159,9 +164,9 @@ impl RunReport {
             fraction_of_peak,
             packet_hops: o.packet_hops,
             events: o.events,
-            wall_seconds: wall,
-            events_per_second: if wall > 0.0 { o.events as f64 / wall } else { 0.0 },
-            packet_hops_per_second: if wall > 0.0 { o.packet_hops as f64 / wall } else { 0.0 },
+            wall_seconds: 0.0,
+            events_per_second: 0.0,
+            packet_hops_per_second: 0.0,
             peak_packets_in_flight: o.peak_packets,
             ports,
             link_utilization,
@@ -172,7 +177,16 @@ impl RunReport {
                 seed: plan.scenario.sim.seed,
                 scenario: plan.scenario.to_toml_string(),
             },
+            collective: None,
         }
+    }
+
+    /// The report with its wall-clock figures: the run took `wall` seconds.
+    pub(crate) fn timed(mut self, wall: f64) -> RunReport {
+        self.wall_seconds = wall;
+        self.events_per_second = if wall > 0.0 { self.events as f64 / wall } else { 0.0 };
+        self.packet_hops_per_second = if wall > 0.0 { self.packet_hops as f64 / wall } else { 0.0 };
+        self
     }
 
     /// A short human-readable summary.
@@ -232,6 +246,9 @@ impl RunReport {
         if let Some(x) = self.workload.completion_ns {
             let _ = writeln!(s, "completion   {x:.1} ns");
         }
+        if let Some(c) = &self.collective {
+            s.push_str(&collective_lines(c));
+        }
         let _ = writeln!(
             s,
             "engine       {} events, {} packet-hops in {:.3} s ({:.2} M hops/s)",
@@ -242,6 +259,28 @@ impl RunReport {
         );
         s
     }
+}
+
+/// The summary lines of a collective's or program's run.
+fn collective_lines(c: &crate::collective::CollectivePoint) -> String {
+    let first = if c.op == "program" {
+        format!("program      {} on {} ranks: {:.3} us", c.algorithm, c.ranks, c.time_ns / 1e3)
+    } else {
+        let bus = c.busbw_gb_per_s.map(|b| format!(", busbw {b:.3} GB/s")).unwrap_or_default();
+        format!(
+            "collective   {} by {}, {} B per rank on {} ranks: {:.3} us, algbw {:.3} GB/s{bus}",
+            c.op,
+            c.algorithm,
+            c.bytes,
+            c.ranks,
+            c.time_ns / 1e3,
+            c.algbw_gb_per_s
+        )
+    };
+    format!(
+        "{first}\nranks done   min {:.1}  median {:.1}  max {:.1} ns ({} messages, {} bytes)\n",
+        c.rank_done_min_ns, c.rank_done_median_ns, c.rank_done_max_ns, c.messages, c.message_bytes
+    )
 }
 
 pub(crate) fn port_label(topo: &Topology, router: RouterId, local: u32) -> String {

@@ -24,6 +24,11 @@ pub struct Scenario {
     /// everything the user wrote, and defaults never override a preset.
     #[serde(skip)]
     explicit: toml::Table,
+    /// The folder of the file the scenario was read from: relative file paths in it (a
+    /// program, a rank map) are read from there. `None` (a scenario not read from a file):
+    /// the current directory.
+    #[serde(skip)]
+    base_dir: Option<std::path::PathBuf>,
     /// A name for reports.
     pub name: Option<String>,
     pub machine: MachineSpec,
@@ -714,9 +719,27 @@ impl Scenario {
         Self::from_value(value)
     }
 
+    /// Read a scenario file; relative file paths in it are read from its folder.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        Self::from_toml_str(&text)
+        let mut s = Self::from_toml_str(&text)?;
+        s.base_dir = Some(path.parent().map(|p| p.to_path_buf()).unwrap_or_default());
+        Ok(s)
+    }
+
+    /// A file path the scenario names, as the process can open it: relative to the scenario
+    /// file's folder (see [`Scenario::from_file`]), or as it is when the scenario was not read
+    /// from a file or the path is absolute.
+    pub fn resolve_path(&self, path: &std::path::Path) -> std::path::PathBuf {
+        match &self.base_dir {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path.to_path_buf(),
+        }
+    }
+
+    /// Read relative file paths from `dir` from now on (an empty path: the current directory).
+    pub fn set_base_dir(&mut self, dir: std::path::PathBuf) {
+        self.base_dir = Some(dir);
     }
 
     fn from_value(value: toml::Value) -> Result<Scenario, Error> {
@@ -758,7 +781,9 @@ impl Scenario {
             }
             cur = table.entry(part.to_string()).or_insert_with(|| toml::Value::Table(Default::default()));
         }
+        let base_dir = self.base_dir.clone();
         *self = Self::from_value(root)?;
+        self.base_dir = base_dir;
         Ok(())
     }
 

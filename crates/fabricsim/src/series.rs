@@ -51,26 +51,25 @@ impl Plan {
     pub fn run_with_series(&self, interval: Time, progress: impl FnMut(Time)) -> Result<(RunReport, SeriesReport), Error> {
         let ports = self.build_graph().total_ports() as usize;
         let series = PortSeries::new(ports, interval).map_err(|m| ConfigError::new("--interval", m))?;
-        let (report, sim) = self.run_observed(series, progress)?;
-        let g = sim.graph();
-        let rows = sim
-            .observer()
-            .samples(|p| g.kind[p as usize] != PortKind::Unconnected)
-            .into_iter()
-            .map(|s| {
-                let router = g.owner[s.port as usize];
-                let local = g.local(PortId(s.port));
-                SeriesRow {
-                    t_ns: s.t_ns,
-                    router: router.0,
-                    port: local,
-                    kind: if g.kind[s.port as usize] == PortKind::Network { "network" } else { "terminal" },
-                    label: port_label(&self.topology, router, local),
-                    utilization: s.utilization,
-                    packets: s.packets,
-                }
-            })
-            .collect();
+        let (report, rows) = self.run_observed(series, progress, |series, g| {
+            series
+                .samples(|p| g.kind[p as usize] != PortKind::Unconnected)
+                .into_iter()
+                .map(|s| {
+                    let router = g.owner[s.port as usize];
+                    let local = g.local(PortId(s.port));
+                    SeriesRow {
+                        t_ns: s.t_ns,
+                        router: router.0,
+                        port: local,
+                        kind: if g.kind[s.port as usize] == PortKind::Network { "network" } else { "terminal" },
+                        label: port_label(&self.topology, router, local),
+                        utilization: s.utilization,
+                        packets: s.packets,
+                    }
+                })
+                .collect()
+        })?;
         Ok((report, SeriesReport { interval_ns: interval.as_ns_f64(), rows }))
     }
 }

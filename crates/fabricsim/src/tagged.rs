@@ -4,7 +4,9 @@
 //! tagged form of the same is `[workload.pingpong] src = [0, 0]`, which keeps error paths
 //! exact (`workload.pingpong.src`) where an internally tagged enum would lose them. These
 //! functions convert between the two, fill in a missing `type` with its default, and map
-//! error paths back to the keys the user wrote.
+//! error paths back to the keys the user wrote. A collective's or program's background traffic
+//! (`[workload.background]`) is a workload of its own, chosen by its own `type`, and is
+//! converted the same way.
 
 use fabricsim_core::ConfigError;
 use toml::Value;
@@ -49,9 +51,32 @@ pub(crate) fn to_serde_form(root: &mut Value) -> Result<(), ConfigError> {
     for (section, ty) in types {
         let Some(Value::Table(t)) = root.get_mut(section) else { continue };
         t.remove("type");
-        let keys = std::mem::take(t);
+        let mut keys = std::mem::take(t);
+        if section == "workload" {
+            background_to_serde_form(&mut keys)?;
+        }
         t.insert(ty, Value::Table(keys));
     }
+    Ok(())
+}
+
+/// The workload keys' `background` table (if any) to serde form, in place.
+fn background_to_serde_form(keys: &mut toml::Table) -> Result<(), ConfigError> {
+    let field = "workload.background";
+    let Some(b) = keys.get_mut("background") else { return Ok(()) };
+    let Value::Table(t) = b else {
+        return Err(ConfigError::new(
+            field,
+            format!("{b} is not a table of open-loop traffic (e.g. [workload.background] type = \"uniform_random\" load = 0.1)"),
+        ));
+    };
+    let ty = match t.remove("type") {
+        None => default_type("workload", &Default::default()).to_string(),
+        Some(Value::String(s)) => s,
+        Some(other) => return Err(ConfigError::new(format!("{field}.type"), format!("{other} is not a type name"))),
+    };
+    let inner = std::mem::take(t);
+    t.insert(ty, Value::Table(inner));
     Ok(())
 }
 
@@ -64,6 +89,14 @@ pub(crate) fn to_user_form(root: &mut Value) {
         let mut flat = toml::Table::new();
         flat.insert("type".into(), Value::String(ty));
         flat.extend(keys);
+        if let Some(Value::Table(b)) = flat.get_mut("background") {
+            if let Some((ty, Value::Table(keys))) = b.iter().next().map(|(k, v)| (k.clone(), v.clone())) {
+                let mut inner = toml::Table::new();
+                inner.insert("type".into(), Value::String(ty));
+                inner.extend(keys);
+                *b = inner;
+            }
+        }
         *t = flat;
     }
 }
@@ -82,6 +115,11 @@ pub(crate) fn user_error(path: &str, message: &str) -> (String, String) {
             let known = message.split_once("expected ").map(|(_, e)| e.trim_start_matches("one of ").replace('`', "")).unwrap_or_default();
             return (format!("{}.type", parts[0]), format!("'{ty}' is not one of {known}"));
         }
+    }
+    if parts.len() >= 3 && parts[0] == "workload" && parts[2] == "background" {
+        // The background traffic's own keys: the same rules one table down.
+        let (field, message) = user_error(&std::iter::once("workload").chain(parts[3..].iter().copied()).collect::<Vec<_>>().join("."), message);
+        return (field.replacen("workload", "workload.background", 1), message);
     }
     if tagged && parts.len() >= 2 {
         let (section, ty) = (parts[0], parts[1]);

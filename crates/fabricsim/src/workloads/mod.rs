@@ -2,14 +2,20 @@
 //! its workload. Adding a workload type: a variant here and a file beside this one.
 
 mod all_to_all;
+mod collective;
+pub mod job;
 mod link_streams;
 mod open_loop;
+mod program;
 mod round_trip;
 mod stream;
 
 pub use all_to_all::AllToAllSpec;
+pub use collective::CollectiveSpec;
+pub use job::Job;
 pub use link_streams::LinkStreamsSpec;
 pub use open_loop::{HotRegionSpec, OpenLoopSpec, SphereSpec};
+pub use program::ProgramSpec;
 pub use round_trip::RoundTripSpec;
 pub use stream::StreamSpec;
 
@@ -23,7 +29,9 @@ use serde::{Deserialize, Serialize};
 /// (`uniform_random`, `nearest_neighbor`, `transpose`, `bit_complement`, `tornado`,
 /// `hot_region`, `sphere`) run for the measurement window at an offered `load`; the
 /// benchmarks (`pingpong`, `rdma_get`, `throughput`, `all_to_all`, `simultaneous_puts`,
-/// `neighbor_exchange`) run until their work is done.
+/// `neighbor_exchange`) run until their work is done; so do the jobs, a `collective` by an
+/// algorithm or a `program` read from a file, which run on ranks placed on the nodes (see
+/// [`Job`]).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
 pub enum WorkloadSpec {
@@ -40,6 +48,8 @@ pub enum WorkloadSpec {
     AllToAll(AllToAllSpec),
     SimultaneousPuts(LinkStreamsSpec),
     NeighborExchange(LinkStreamsSpec),
+    Collective(CollectiveSpec),
+    Program(ProgramSpec),
 }
 
 impl Default for WorkloadSpec {
@@ -92,6 +102,8 @@ macro_rules! each_spec {
             Throughput($s) => $body,
             AllToAll($s) => $body,
             SimultaneousPuts($s) | NeighborExchange($s) => $body,
+            Collective($s) => $body,
+            Program($s) => $body,
         }
     }};
 }
@@ -113,6 +125,28 @@ macro_rules! benchmark_keys {
     )*};
 }
 benchmark_keys!(RoundTripSpec, StreamSpec, AllToAllSpec, LinkStreamsSpec);
+
+impl WorkloadKeys for CollectiveSpec {
+    fn packet_size(&self) -> Bytes {
+        self.packet_size
+    }
+    fn packet_size_mut(&mut self) -> &mut Bytes {
+        &mut self.packet_size
+    }
+    /// Its buffer per rank (a size sweep times the collective at each).
+    fn message_size_mut(&mut self) -> Option<&mut Bytes> {
+        Some(&mut self.size)
+    }
+}
+
+impl WorkloadKeys for ProgramSpec {
+    fn packet_size(&self) -> Bytes {
+        self.packet_size
+    }
+    fn packet_size_mut(&mut self) -> &mut Bytes {
+        &mut self.packet_size
+    }
+}
 
 impl WorkloadSpec {
     /// The keys of the chosen type.
@@ -153,7 +187,16 @@ impl WorkloadSpec {
         Ok(())
     }
 
-    /// A fresh workload for one run.
+    /// A collective's or program's job, checked against `plan` (`None`: another type).
+    pub fn job(&self, plan: &Plan) -> Option<Result<Job, Error>> {
+        match self {
+            WorkloadSpec::Collective(s) => Some(s.job(plan)),
+            WorkloadSpec::Program(s) => Some(s.job(plan)),
+            _ => None,
+        }
+    }
+
+    /// A fresh workload for one run (not for a job, which [`crate::collective::run_job`] runs).
     pub(crate) fn build(&self, cx: &BuildContext) -> Result<AnyWorkload, Error> {
         use WorkloadSpec::*;
         match self {
@@ -170,6 +213,10 @@ impl WorkloadSpec {
             AllToAll(s) => s.build(cx),
             SimultaneousPuts(s) => s.build(cx, false),
             NeighborExchange(s) => s.build(cx, true),
+            Collective(_) | Program(_) => {
+                let ty = self.type_name();
+                Err(ConfigError::new("workload.type", format!("'{ty}' runs ranks through a job (fabricsim run), not as traffic of its own")).into())
+            }
         }
     }
 }

@@ -3,4 +3,5 @@
 mod behaviour;
 mod collectives;
 mod golden;
+mod run_path;
 mod tie_order;
