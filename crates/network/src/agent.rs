@@ -142,8 +142,8 @@ impl<O: Observer> Core<O> {
             let ds_q = InputVcId(peer * self.vcs + vc as u32);
             let ready = now + lat + self.p.router_delay.ps() + extra;
             self.last_progress = self.last_progress.max(ready.max(finish));
-            self.vcq[ds_q.index()].credit.free -= self.charge(vc, wire);
-            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, finish + lat, ready, false);
+            let charge = self.charge(vc, wire);
+            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
         }
         self.queue.schedule(Time(finish), Ev::AgentFree(out));
     }

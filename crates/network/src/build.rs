@@ -316,7 +316,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
     let vcs = sizes.vcs;
     let tp = graph.total_ports() as usize;
     let hardware = units.hardware();
-    let hop_bytes = vcq.len() * std::mem::size_of::<InputVc>();
+    let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
     let stall = vec![Stall::default(); outs.len()];
     let arb_mark = vec![0; outs.len().div_ceil(64)];
     let requested = vec![0; outs.len().div_ceil(64)];
@@ -384,7 +384,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             vcs: routing.bubble_vcs(),
         },
         lookahead: true,
-        warm_releases: hop_bytes > crate::warm::WARM_RELEASES_ABOVE,
+        warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
         counters_at_start: Vec::new(),
         counters_at_end: Vec::new(),
         gates: units.gates,

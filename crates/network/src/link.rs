@@ -1,7 +1,8 @@
 //! The link seam: the only two ways a router's state reaches the router at the other end of a
-//! link. [`forward`] hands a packet to the downstream input buffer; [`Core::return_credit`]
-//! sends freed buffer space back to the sender's credit record (see [`crate::records`]). A partitioned run puts a partition boundary exactly here: both become
-//! messages that take effect a link latency later, and nothing else crosses.
+//! link. [`forward`] hands a packet to the downstream input buffer (and spends the sender's
+//! credit for it); [`Core::return_credit`] sends freed buffer space back to the sender's credit
+//! record (see [`crate::records`]). A partitioned run puts a partition boundary exactly here:
+//! both become messages that take effect a link latency later, and nothing else crosses.
 
 use crate::packet::{Packet, PacketId};
 use crate::records::{credit_seen, InputVc, InputVcId, NO_RETURN};
@@ -10,7 +11,7 @@ use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
 use fabricsim_stats::Observer;
 
-/// Packet `pkt` (already off its input VC, its sender's credit spent) crosses a link into input VC
+/// Packet `pkt` (already off its input VC; `charge`: the credit it takes there) crosses a link into input VC
 /// `ds_q` of the next router: its tail arrives at `tail`, its head is through that router's
 /// pipeline at `ready`. `back_to_back`: the sending output started it the instant its previous
 /// transmission ended.
@@ -29,11 +30,13 @@ pub(crate) fn forward(
     queue: &mut EventQueue<Ev>,
     pkt: PacketId,
     ds_q: InputVcId,
+    charge: u32,
     tail: u64,
     ready: u64,
     back_to_back: bool,
 ) {
     let d = &mut vcq[ds_q.index()];
+    d.credit.free -= charge;
     let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
     let p = &mut packets[pkt.index()];
     (p.next, p.q, p.tail, p.ready_at, p.armed) = (PacketId::NIL, ds_q, tail, ready, first);

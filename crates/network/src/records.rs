@@ -3,15 +3,15 @@
 //!
 //! **Credits belong to the sender.** A sender (a router output, a NIC engine) has a [`Credit`]
 //! record per downstream VC: its free credit there and the link's credit return in flight to
-//! it. Only the sender reads or spends it, through [`Core::credit`](crate::sim::Core) and the
-//! grant; the buffer that frees space returns it through the link (`crate::link`), the one
+//! it. Only the sender reads or spends it ([`Core::credit`](crate::sim::Core), and
+//! `link::forward` as its packet leaves); the buffer that frees space returns it through the link (`crate::link`), the one
 //! piece of code that writes on the other side of a link. *Where* the record is stored is a
 //! question of speed alone: it sits in the input VC record it counts (`InputVc::credit`),
 //! because forwarding a packet writes that record anyway (the packet joins its queue), and a
 //! freeing buffer then returns credit into a line it has at hand. Stored in an array of the
 //! senders' own, a hop touched two more lines: +28% L1 data misses and +2.4% instructions on
-//! the 8x8x8 benchmark (BENCHMARKS.md, session 15). A partitioned run keeps the credit of a
-//! link cut by a partition border with the sender instead.
+//! the 8x8x8 benchmark (BENCHMARKS.md, session 15). A partitioned run will have to keep the
+//! credit of a link cut by a partition border with the sender instead.
 //!
 //! **Credit returns in flight.** A freed buffer's credit reaches its sender a credit latency
 //! later. Unless the sender waits for it, the return needs no event: it sits in the credit
@@ -212,7 +212,7 @@ pub(crate) const NO_RETURN: u64 = u64::MAX;
 pub(crate) const WAITING: u64 = u64::MAX - 1;
 
 /// A sender's credit on one VC of the input buffer it feeds, and the link's credit return in
-/// flight to it. 16 bytes, indexed `sender * vcs + vc`.
+/// flight to it. 16 bytes, stored in that input VC's record (`InputVc::credit`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(16))]
 pub(crate) struct Credit {

@@ -443,8 +443,8 @@ impl<O: Observer> Core<O> {
             }
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
-            vcq[ds_q.index()].credit.free -= link::slot_charge(*slots, out_vc, size);
-            link::forward(vcq, packets, queue, pkt, ds_q, finish + lat, ready, back_to_back);
+            let charge = link::slot_charge(*slots, out_vc, size);
+            link::forward(vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }

@@ -19,8 +19,8 @@ use fabricsim_stats::Observer;
 /// How far ahead (in events of the same lane) the hop path prefetches.
 const AHEAD: u32 = 2;
 
-/// Input-VC and credit records (bytes) above which output releases prefetch what they touch:
-/// below, the records stay in the second-level cache and the prefetch costs more than it saves.
+/// Input-VC records (bytes) above which output releases prefetch the VC they free: below, the
+/// records stay in the second-level cache and the prefetch costs more than it saves.
 pub(crate) const WARM_RELEASES_ABOVE: usize = 1 << 20;
 
 impl<O: Observer> Core<O> {
@@ -95,15 +95,13 @@ impl<O: Observer> Core<O> {
         let slots = self.packets.slots();
         let vc_of = |out: u32, bit: u8| self.vcq.get((self.first_vc_of(out) + bit as u32) as usize);
         if let Some(&Ev::OutFree { out, bit }) = self.queue.lane_ahead(lane::OUT_FREE, 3 * k) {
-            let q = (self.first_vc_of(out) + bit as u32) as usize;
-            if let Some(v) = self.vcq.get(q) {
+            if let Some(v) = vc_of(out, bit) {
                 prefetch(v);
             }
         }
         match self.queue.lane_ahead(lane::OUT_FREE, 2 * k) {
             Some(&Ev::OutFree { out, bit }) => {
-                let q = (self.first_vc_of(out) + bit as u32) as usize;
-                if let Some(p) = self.vcq.get(q).and_then(|v| slots.get(v.head.index())) {
+                if let Some(p) = vc_of(out, bit).and_then(|v| slots.get(v.head.index())) {
                     prefetch(p);
                 }
             }
