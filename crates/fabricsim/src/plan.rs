@@ -183,7 +183,7 @@ impl Plan {
             RunLimits { warmup: Time::ZERO, measure: s.sim.max_time, drain: Time::ZERO }
         } else {
             RunLimits {
-                warmup: s.sim.warmup.unwrap_or(Time(s.sim.duration.ps() / 4)),
+                warmup: s.sim.warmup_or_default(),
                 measure: s.sim.duration,
                 drain: s.sim.drain.unwrap_or(Time(s.sim.duration.ps().saturating_mul(4))),
             }

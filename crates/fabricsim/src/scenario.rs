@@ -687,6 +687,13 @@ pub struct SimSpec {
     pub max_memory: Option<Bytes>,
 }
 
+impl SimSpec {
+    /// The open-loop warm-up: `warmup`, or a quarter of `duration`.
+    pub fn warmup_or_default(&self) -> Time {
+        self.warmup.unwrap_or(Time(self.duration.ps() / 4))
+    }
+}
+
 /// `sim.tie_order`.
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]

@@ -139,8 +139,7 @@ pub(crate) fn background(plan: &Plan, spec: &Option<Box<WorkloadSpec>>, ranks: &
     }
     // Its own keys are checked by building it once.
     spec.build(&super::BuildContext { plan, graph: None }).map_err(in_background)?;
-    let s = &plan.scenario.sim;
-    Ok(Some(Background { spec: (**spec).clone(), delay: s.warmup.unwrap_or(Time(s.duration.ps() / 4)) }))
+    Ok(Some(Background { spec: (**spec).clone(), delay: plan.scenario.sim.warmup_or_default() }))
 }
 
 /// An error of the background's own keys (`workload.load`), named where they are
