@@ -6,18 +6,21 @@
 //! buffers with their channel timing ([`ports`]), the switch agents ([`agents`]), the in-network
 //! units ([`Units`]), and the assembly of the state.
 
-use crate::channel::ChannelTiming;
-use crate::link;
-use crate::outcome::Outcome;
+use crate::fabric::channel::ChannelTiming;
+use crate::fabric::link;
+use crate::fabric::records::{InputVc, OutPort, Stall};
+use crate::fabric::Fabric;
+use crate::meter::Meter;
+use crate::nics::Nics;
 use crate::packet::{Slab, NIL};
 use crate::params::NetworkParams;
-use crate::records::{InputVc, OutPort, Stall};
+use crate::phase::Phase;
 use crate::sim::{lane, Core, Simulation, MAX_VCS};
 use crate::workload::Workload;
 use fabricsim_core::{ConfigError, FastDiv, NodeId, SimError};
 use fabricsim_engine::EventQueue;
 use fabricsim_routing::{Candidates, Routing};
-use fabricsim_stats::{LatencyHistogram, Observer};
+use fabricsim_stats::Observer;
 use fabricsim_topology::{FatTree, PortGraph, PortKind};
 
 /// Builds a [`Simulation`]: the network (graph, routing, parameters), then what watches it, where
@@ -202,7 +205,7 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
     Ok(Ports { outs, upstream, vcq, timing })
 }
 
-/// Switch agents: a sink output per router, after the engines (see `crate::agent`), for the
+/// Switch agents: a sink output per router, after the engines (see `crate::hardware::agent`), for the
 /// logic in a fat-tree's switches (the up/down routing's tree); `None` without such logic.
 fn agents(
     graph: &PortGraph,
@@ -210,7 +213,7 @@ fn agents(
     sizes: &Sizes,
     fat_tree: Option<&FatTree>,
     outs: &mut Vec<OutPort>,
-) -> Result<Option<Box<crate::agent::Agents>>, SimError> {
+) -> Result<Option<Box<crate::hardware::agent::Agents>>, SimError> {
     let switch_logic = params.switch_barrier.is_some() || params.multicast.is_some();
     if !switch_logic {
         return Ok(None);
@@ -220,7 +223,7 @@ fn agents(
         return Err(ConfigError::new(field, "this is logic in the switches of a fat-tree (up/down routing)").into());
     }
     let (vcs, max_ports) = (sizes.vcs, sizes.max_ports);
-    if max_ports * vcs > crate::agent::AGENT_BIT {
+    if max_ports * vcs > crate::hardware::agent::AGENT_BIT {
         let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
         return Err(ConfigError::new("router.vcs", msg).into());
     }
@@ -233,19 +236,19 @@ fn agents(
     let sinks = outs.len() as u32;
     for r in 0..graph.routers as usize {
         let qbase = graph.port_offset[r] * vcs;
-        outs.push(OutPort { class: crate::channel::TERMINAL, latency: 0, qbase, peer: u32::MAX, ..OutPort::default() });
+        outs.push(OutPort { class: crate::fabric::channel::TERMINAL, latency: 0, qbase, peer: u32::MAX, ..OutPort::default() });
     }
-    Ok(Some(Box::new(crate::agent::Agents::new(sinks))))
+    Ok(Some(Box::new(crate::hardware::agent::Agents::new(sinks))))
 }
 
 /// The in-network units a network has (each `None` when it has not).
 pub(crate) struct Units {
-    gates: Option<Box<crate::gates::GateUnit>>,
-    classes: Option<Box<crate::class_routes::ClassRoutes>>,
-    switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrier>>,
-    agents: Option<Box<crate::agent::Agents>>,
-    sleepers: Option<Box<crate::sleep::Sleepers>>,
-    multicast: Option<Box<crate::multicast::Multicast>>,
+    gates: Option<Box<crate::hardware::gates::GateUnit>>,
+    classes: Option<Box<crate::hardware::class_routes::ClassRoutes>>,
+    switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrier>>,
+    agents: Option<Box<crate::hardware::agent::Agents>>,
+    sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,
+    multicast: Option<Box<crate::hardware::multicast::Multicast>>,
 }
 
 impl Units {
@@ -254,30 +257,31 @@ impl Units {
         routing: &Routing,
         params: &NetworkParams,
         fat_tree: Option<FatTree>,
-        agents: Option<Box<crate::agent::Agents>>,
+        agents: Option<Box<crate::hardware::agent::Agents>>,
     ) -> Result<Self, SimError> {
         let unit = |field: &'static str| move |e: String| SimError::from(ConfigError::new(field, e));
-        let classes = params.class_routes.clone().map(crate::class_routes::ClassRoutes::new).transpose().map_err(unit("class_routes.enabled"))?;
+        let classes =
+            params.class_routes.clone().map(crate::hardware::class_routes::ClassRoutes::new).transpose().map_err(unit("class_routes.enabled"))?;
         let switch_barrier = params
             .switch_barrier
             .clone()
             .zip(fat_tree.clone())
-            .map(|(b, t)| crate::switch_barrier::SwitchBarrier::new(*b, t))
+            .map(|(b, t)| crate::hardware::switch_barrier::SwitchBarrier::new(*b, t))
             .transpose()
             .map_err(unit("switch_barrier.rail"))?;
         let multicast = params
             .multicast
             .clone()
             .zip(fat_tree)
-            .map(|(m, t)| crate::multicast::Multicast::new(*m, t))
+            .map(|(m, t)| crate::hardware::multicast::Multicast::new(*m, t))
             .transpose()
             .map_err(unit("multicast.rail"))?;
         Ok(Units {
-            gates: params.gates.clone().map(|g| Box::new(crate::gates::GateUnit::new(g, graph.nodes))),
+            gates: params.gates.clone().map(|g| Box::new(crate::hardware::gates::GateUnit::new(g, graph.nodes))),
             classes: classes.map(Box::new),
             switch_barrier: switch_barrier.map(Box::new),
             agents,
-            sleepers: routing.waits_when_blocked().then(|| Box::new(crate::sleep::Sleepers::new(graph.routers))),
+            sleepers: routing.waits_when_blocked().then(|| Box::new(crate::fabric::sleep::Sleepers::new(graph.routers))),
             multicast: multicast.map(Box::new),
         })
     }
@@ -285,28 +289,6 @@ impl Units {
     /// Whether the network has any collective hardware (one test per instant).
     fn hardware(&self) -> bool {
         self.gates.is_some() || self.classes.is_some() || self.switch_barrier.is_some() || self.multicast.is_some()
-    }
-}
-
-/// A measurement with nothing measured yet.
-fn empty_outcome() -> Outcome {
-    Outcome {
-        sim_time: fabricsim_core::Time::ZERO,
-        events: 0,
-        packets_injected: 0,
-        packets_delivered: 0,
-        bytes_delivered: 0,
-        messages_delivered: 0,
-        packet_hops: 0,
-        message_latency: LatencyHistogram::new(),
-        packet_latency: LatencyHistogram::new(),
-        window_bytes: 0,
-        window_bytes_first_half: 0,
-        window: fabricsim_core::Time::ZERO,
-        drained: true,
-        peak_packets: 0,
-        peak_messages: 0,
-        packets_escaped: 0,
     }
 }
 
@@ -318,94 +300,57 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
     let hardware = units.hardware();
     let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
     let stall = vec![Stall::default(); outs.len()];
-    let arb_mark = vec![0; outs.len().div_ceil(64)];
+    let outs_len = outs.len();
     let requested = vec![0; outs.len().div_ceil(64)];
     let in_busy = if params.shared_crossbar { vec![0; tp] } else { Vec::new() };
     let in_rr = vec![0; in_busy.len()];
     let nodes = graph.nodes as usize;
-    let engines = nodes * graph.engines as usize;
     Core {
         obs,
-        outs,
-        requested,
-        in_busy,
-        in_rr,
-        xbar_retry: Vec::new(),
-        stall,
-        upstream,
-        vcq,
         packets: Slab::default(),
-        credit_returns: Slab::default(),
-        messages: Slab::default(),
-        gets: Slab::default(),
-        nic_head: vec![NIL; engines],
-        nic_tail: vec![NIL; engines],
-        nic_rr: vec![0; nodes],
-        rank_node: Vec::new(),
-        posted: crate::packet::MsgFifos::new(nodes),
-        answered: crate::packet::MsgFifos::new(nodes),
-        core_free: vec![0; nodes],
-        notify_sent: false,
-        notes: Slab::default(),
-        handover: Vec::new(),
-        listen: true,
-        arrivals: Vec::new(),
-        host_free: vec![0; nodes],
-        mem_free: vec![0; 2 * nodes],
-        nic_wake: vec![0; nodes],
-        engine_wake: vec![0; engines],
-        engine_queued: vec![0; engines],
-        paced_until: vec![0; engines],
-        queued: vec![0; nodes],
-        cands: Candidates::default(),
-        arb_due: Vec::new(),
-        select_due: Vec::new(),
-        arb_mark,
-        nic_due: Vec::new(),
-        nic_mark: vec![0; nodes.div_ceil(64)],
-        phase_scratch: Vec::new(),
-        due: false,
-        next_seq: vec![0; nodes],
-        delivered_bits: vec![Vec::new(); nodes],
-        last_progress: 0,
-        in_network: 0,
-        measured_outstanding: 0,
-        window_start: 0,
-        window_end: u64::MAX,
         error: None,
-        check_stop: true,
-        silent_credits: true,
-        class_payload: sizes.class_payload,
-        class_vcs: routing.classes().map_or(0, |c| c.count()),
-        slots: link::Slots {
-            size: params.format.max_wire(),
-            class_size: params.format.wire(sizes.class_payload),
-            class_from: sizes.own,
-            vcs: routing.bubble_vcs(),
-        },
-        lookahead: true,
-        warm_releases: vcq_bytes > crate::warm::WARM_RELEASES_ABOVE,
-        counters_at_start: Vec::new(),
-        counters_at_end: Vec::new(),
         gates: units.gates,
         classes: units.classes,
         switch_barrier: units.switch_barrier,
         agents: units.agents,
-        sleepers: units.sleepers,
         multicast: units.multicast,
         hardware,
-        single_latency: LatencyHistogram::new(),
-        out: empty_outcome(),
         queue: EventQueue::with_lanes(lane::COUNT),
-        timing,
-        vcs,
-        vcs_div: FastDiv::new(vcs),
-        engines_div: FastDiv::new(graph.engines.max(1)),
-        router_div: {
-            let ppr = graph.port_offset.get(1).copied().unwrap_or(0);
-            let uniform = ppr > 0 && graph.port_offset.windows(2).all(|w| w[1] - w[0] == ppr);
-            uniform.then(|| FastDiv::new(ppr))
+        fabric: Fabric {
+            outs,
+            requested,
+            in_busy,
+            in_rr,
+            xbar_retry: Vec::new(),
+            stall,
+            upstream,
+            vcq,
+            credit_returns: Slab::default(),
+            cands: Candidates::default(),
+            silent_credits: true,
+            class_payload: sizes.class_payload,
+            class_vcs: routing.classes().map_or(0, |c| c.count()),
+            slots: link::Slots {
+                size: params.format.max_wire(),
+                class_size: params.format.wire(sizes.class_payload),
+                class_from: sizes.own,
+                vcs: routing.bubble_vcs(),
+            },
+            lookahead: true,
+            warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
+            sleepers: units.sleepers,
+            timing,
+            vcs,
+            vcs_div: FastDiv::new(vcs),
+            router_div: {
+                let ppr = graph.port_offset.get(1).copied().unwrap_or(0);
+                let uniform = ppr > 0 && graph.port_offset.windows(2).all(|w| w[1] - w[0] == ppr);
+                uniform.then(|| FastDiv::new(ppr))
+            },
         },
+        nics: Nics::new(&graph),
+        phase: Phase::new(outs_len, nodes),
+        meter: Meter::new(),
         graph,
         routing,
         p: params,

@@ -7,11 +7,11 @@
 //!   passed the router pipeline (`router_delay`), provided the next input buffer has room for the
 //!   *whole* packet. Forwarding never completes before the tail has arrived.
 //! * **Credits in bytes.** Each output has, per VC, the free bytes of the downstream input
-//!   buffer as credit, which belongs to the output (the sender: see `records.rs`). Sending consumes
+//!   buffer as credit, which belongs to the output (the sender: see `fabric/records.rs`). Sending consumes
 //!   `size` credits; they return `link_latency` after the tail leaves the downstream buffer.
 //! * **Arbitration.** Each output grants, among the input VCs whose head packet has chosen it and
 //!   fits downstream, the highest priority class first, round-robin within a class. It decides
-//!   once per instant, after every event of that instant (`phase.rs`): a head that becomes
+//!   once per instant, after every event of that instant (`phase/`): a head that becomes
 //!   ready, a transmission that ends or credit that arrives only posts the output, so every
 //!   request of the instant takes part, whatever order the event queue hands them out in.
 //!   NICs inject in the same phase. `sim.tie_order = "shuffle"` (a test mode of the event
@@ -25,7 +25,7 @@
 //!   only when it may find the packet first in an idle input VC, otherwise the release of the
 //!   packet ahead makes its request, see `Core::grant`), the output is free again (end of
 //!   serialisation), credits return upstream a credit latency later (an event only when the
-//!   sender waits for them; otherwise they are counted when next read, see `records.rs`).
+//!   sender waits for them; otherwise they are counted when next read, see `fabric/records.rs`).
 //!   Events at the same time run in a fixed order (workload timers and NIC wake-ups, then
 //!   credits, arriving heads, deliveries, message processing, engine and output releases: the
 //!   lane order in `sim.rs`), but nothing is decided by it: decisions wait for the phase at the
@@ -35,7 +35,7 @@
 //!   dateline half), a grant already computes the packet's output at the next router; the
 //!   request there uses it. This changes no decision (such a route depends on nothing that can
 //!   change meanwhile); it moves the work to where the packet's record is in cache, and lets
-//!   `warm.rs` prefetch what coming events will read. Candidate sets (adaptive routing, several
+//!   `fabric/warm.rs` prefetch what coming events will read. Candidate sets (adaptive routing, several
 //!   reception engines) are still routed and selected at request time.
 //! * **Counters.** Per-port bytes, packets, busy and credit-stall time cover the measurement
 //!   window (snapshots at its start and end).
@@ -74,7 +74,7 @@
 //! phase, tested by shuffling); (2) identifiers and random draws that depend on no global
 //! counter: packet ids are per source node and traffic draws from per-node streams; (3) state
 //! indexed by port and node in flat arrays that split by ranges: in place; (4) one seam where
-//! routers touch each other: `link.rs`, where `forward` hands a packet to the downstream
+//! routers touch each other: `fabric/link.rs`, where `forward` hands a packet to the downstream
 //! buffer and `Core::return_credit` sends freed space back to the sender's credit record
 //! (credits belong to the sender: an output reads and spends only its own; the record is stored
 //! beside the input VC it counts, for speed, and a cut link keeps it with the sender), and
@@ -116,36 +116,23 @@
 //! assert_eq!(out.messages_delivered, 1);
 //! ```
 
-mod agent;
 mod build;
-mod channel;
-pub mod class_routes;
-mod crossbar;
-mod delivery;
+mod fabric;
 pub mod format;
-pub mod gates;
-mod link;
-mod measure;
-pub mod multicast;
-mod nic;
-mod outcome;
+pub mod hardware;
+mod meter;
+mod nics;
 pub mod packet;
 pub mod params;
 mod phase;
-mod records;
-mod replicate;
-mod router;
 mod run;
 pub mod sim;
-mod sleep;
-pub mod switch_barrier;
-pub mod switch_tree;
-mod warm;
 pub mod workload;
 
 pub use build::Builder;
 pub use format::PacketFormat;
-pub use outcome::{Outcome, RunLimits};
+pub use hardware::{class_routes, gates, multicast, switch_barrier, switch_tree};
+pub use meter::outcome::{Outcome, RunLimits};
 pub use params::{EngineChoice, NetworkParams};
 pub use run::RunState;
 pub use sim::Simulation;

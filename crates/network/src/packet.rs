@@ -1,7 +1,7 @@
 //! Packets and messages live in slabs: flat vectors with free lists, addressed by `u32` handles
 //! so the hot path never allocates once the slabs have grown to the working set.
 
-use crate::records::InputVcId;
+use crate::fabric::records::InputVcId;
 
 /// Sentinel for "no packet / no message".
 pub const NIL: u32 = u32::MAX;
@@ -45,7 +45,7 @@ pub struct Packet {
     pub zone: u8,
     /// Whether it has entered the escape sub-network of an adaptive routing.
     pub escaped: bool,
-    /// For the collective logic of the router it ends at (see `crate::class_routes`): the
+    /// For the collective logic of the router it ends at (see `crate::hardware::class_routes`): the
     /// ejection grant tells the logic its head has come.
     pub agent: bool,
 }

@@ -74,13 +74,13 @@ pub struct NetworkParams {
     /// different output at once).
     pub shared_crossbar: bool,
     /// Tofu barrier channels and gates in the NICs (`None`: no barrier hardware).
-    pub gates: Option<crate::gates::GateParams>,
+    pub gates: Option<crate::hardware::gates::GateParams>,
     /// Blue Gene/Q class routes in the routers (`None`: none).
-    pub class_routes: Option<crate::class_routes::ClassRouteParams>,
+    pub class_routes: Option<crate::hardware::class_routes::ClassRouteParams>,
     /// Dawning's switch barrier in the switches and NICs of a fat-tree (`None`: none).
-    pub switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrierParams>>,
+    pub switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrierParams>>,
     /// Dawning's switch multicast (`None`: none).
-    pub multicast: Option<Box<crate::multicast::MulticastParams>>,
+    pub multicast: Option<Box<crate::hardware::multicast::MulticastParams>>,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).

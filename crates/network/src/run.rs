@@ -4,8 +4,8 @@
 //! [`Simulation::run`] does all three. Pausing between instants changes nothing: a paused run
 //! resumes exactly where it would have gone on (tested).
 
-use crate::outcome::{Outcome, RunLimits};
-use crate::records::InputVcId;
+use crate::fabric::records::InputVcId;
+use crate::meter::outcome::{Outcome, RunLimits};
 use crate::sim::{Ev, Simulation};
 use crate::workload::{Api, Rank, Workload};
 use fabricsim_core::{SimError, Time};
@@ -51,20 +51,20 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 c.on_ready(pkt)
             }
             Ev::OutFree { out, bit } => {
-                if c.warm_releases {
+                if c.fabric.warm_releases {
                     c.warm_out_free();
                 }
                 let q = InputVcId(c.first_vc_of(out) + bit as u32);
-                let bytes = c.vcq[q.index()].bytes;
+                let bytes = c.fabric.vcq[q.index()].bytes;
                 c.on_out_free(out, q, bytes);
             }
             Ev::Credit(i) => {
-                let r = *c.credit_returns.get(i);
-                c.credit_returns.remove(i);
+                let r = *c.fabric.credit_returns.get(i);
+                c.fabric.credit_returns.remove(i);
                 c.on_credit(r.q, r.bytes);
             }
             Ev::EngineFree(ps) => {
-                let node = c.engines_div.div(ps - c.total_ports());
+                let node = c.nics.engines_div.div(ps - c.total_ports());
                 c.post_injection(node);
             }
             Ev::Deliver(pkt) => {
@@ -73,7 +73,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
             }
             Ev::EjectDone(pkt) => {
-                if c.warm_releases {
+                if c.fabric.warm_releases {
                     c.warm_out_free();
                 }
                 let p = c.packets.get(pkt);
@@ -89,15 +89,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 // The workload may have finished; that matters only with nothing in flight (or
                 // for a workload whose run may end with traffic in flight).
                 let c = &mut self.core;
-                if (c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0) || self.workload.ended() {
-                    c.check_stop = true;
+                if (c.meter.in_network == 0 && c.nics.messages.live() == 0 && c.nics.notes.live() == 0) || self.workload.ended() {
+                    c.meter.check_stop = true;
                 }
             }
             Ev::MsgReady(src) => c.message_ready(src),
             Ev::AnswerReady(node) => c.answer_ready(node),
             Ev::Sent(i) | Ev::Polled(i) => {
-                let d = *c.notes.get(i);
-                c.notes.remove(i);
+                let d = *c.nics.notes.get(i);
+                c.nics.notes.remove(i);
                 c.hand_over(d, matches!(ev, Ev::Sent(_)), true);
             }
             Ev::MsgDone(m) => {
@@ -114,8 +114,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::CopyDone(pkt) => c.copy_done(pkt),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
-                if c.nic_wake[node as usize] == now {
-                    c.nic_wake[node as usize] = 0;
+                if c.nics.nic_wake[node as usize] == now {
+                    c.nics.nic_wake[node as usize] = 0;
                     c.post_injection(node);
                 }
             }
@@ -127,9 +127,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// the receiving core still has to poll them; then the network's phase (see `phase.rs`).
     #[inline(never)]
     fn end_instant(&mut self) {
-        if !self.core.handover.is_empty() {
+        if !self.core.phase.handover.is_empty() {
             self.core.queue.end_of_instant();
-            let mut list = std::mem::take(&mut self.core.handover);
+            let mut list = std::mem::take(&mut self.core.phase.handover);
             list.sort_unstable_by_key(|h| h.key());
             let poll = self.core.p.poll_overhead.ps() > 0;
             for h in &list {
@@ -138,16 +138,16 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.poll_later(h.d);
                 } else if h.sent {
                     self.workload.sent(&h.d, &mut Api::new(c));
-                } else if c.listen {
+                } else if c.nics.listen {
                     self.workload.delivered(&h.d, &mut Api::new(c));
                 }
             }
             // Completions the reactions produced at once (none today) wait for the next phase.
-            let more = std::mem::take(&mut self.core.handover);
+            let more = std::mem::take(&mut self.core.phase.handover);
             list.clear();
             list.extend(more);
-            self.core.handover = list;
-            self.core.check_stop = true;
+            self.core.phase.handover = list;
+            self.core.meter.check_stop = true;
         }
         // Members whose in-network collective ended, by rank then tag, before the network's
         // phase: what they start next is served in it. Gates fire in the phase, and may end
@@ -157,8 +157,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         } else {
             self.hardware_end_instant();
         }
-        if !self.core.handover.is_empty() {
-            self.core.due = true;
+        if !self.core.phase.handover.is_empty() {
+            self.core.phase.due = true;
         }
     }
 
@@ -176,7 +176,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 for &(rank, tag) in &done {
                     self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
                 }
-                self.core.check_stop = true;
+                self.core.meter.check_stop = true;
             }
             self.core.end_instant();
             let more = self.core.gates.as_deref().is_some_and(|g| g.has_work())
@@ -198,16 +198,16 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         limits.check("sim.duration")?;
         let c = &mut self.core;
-        c.window_start = limits.warmup.ps();
-        c.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
+        c.meter.window_start = limits.warmup.ps();
+        c.meter.window_end = limits.warmup.ps().saturating_add(limits.measure.ps());
         let hard_end = limits.hard_end().ps();
-        self.core.notify_sent = self.workload.wants_local_completion();
-        self.core.listen = self.workload.hears_completions();
+        self.core.nics.notify_sent = self.workload.wants_local_completion();
+        self.core.nics.listen = self.workload.hears_completions();
         self.workload.start(&mut Api::new(&mut self.core));
-        if self.core.due && !self.core.queue.instant_pending() {
+        if self.core.phase.due && !self.core.queue.instant_pending() {
             self.end_instant();
         }
-        let (watchdog, phase_end) = (self.core.p.watchdog.ps(), self.core.next_phase(hard_end));
+        let (watchdog, phase_end) = (self.core.p.watchdog.ps(), self.core.meter.next_phase(hard_end));
         self.running = Some(Running { hard_end, phase_end, watchdog, events: 0, ended: false });
         Ok(())
     }
@@ -263,22 +263,22 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 break false;
             }
             let Some((now, ev)) = c.queue.pop() else {
-                if c.in_network > 0 || c.messages.live() > 0 {
-                    let idle = c.queue.now().ps().saturating_sub(c.last_progress) / 1000;
-                    let ports = if c.in_network > 0 { c.stuck_ports() } else { format!("{} messages waiting in NICs", c.messages.live()) };
-                    return Err(SimError::Deadlock { buffered: c.in_network, idle_ns: idle, ports });
+                if c.meter.in_network > 0 || c.nics.messages.live() > 0 {
+                    let idle = c.queue.now().ps().saturating_sub(c.meter.last_progress) / 1000;
+                    let ports = if c.meter.in_network > 0 { c.stuck_ports() } else { format!("{} messages waiting in NICs", c.nics.messages.live()) };
+                    return Err(SimError::Deadlock { buffered: c.meter.in_network, idle_ns: idle, ports });
                 }
                 break true;
             };
             let now = now.ps();
             if now >= phase_end {
                 if now > hard_end {
-                    c.out.drained = c.measured_outstanding == 0;
+                    c.meter.out.drained = c.meter.measured_outstanding == 0;
                     break true;
                 }
                 c.snapshot_counters(now, false);
-                phase_end = c.next_phase(hard_end);
-                c.check_stop = true;
+                phase_end = c.meter.next_phase(hard_end);
+                c.meter.check_stop = true;
             }
             self.dispatch(now, ev);
             let c = &mut self.core;
@@ -299,20 +299,20 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             // selection, arbitration, injection), then the stopping rules (judged on the whole
             // instant: its remaining events would otherwise count or not depending on their
             // order). A phase may schedule events at the same instant; they come first.
-            if (c.due || c.check_stop) && !c.queue.instant_pending() {
-                if c.due {
+            if (c.phase.due || c.meter.check_stop) && !c.queue.instant_pending() {
+                if c.phase.due {
                     self.end_instant();
                 }
                 let c = &mut self.core;
-                if c.check_stop && !c.queue.instant_pending() {
-                    c.check_stop = false;
+                if c.meter.check_stop && !c.queue.instant_pending() {
+                    c.meter.check_stop = false;
                     // Past the window: stop as soon as every measured message has arrived, or at
                     // once when the workload knows the network is saturated (draining would
                     // only wait on its backlog).
-                    if now >= c.window_end && (c.measured_outstanding == 0 || self.workload.saturated()) {
+                    if now >= c.meter.window_end && (c.meter.measured_outstanding == 0 || self.workload.saturated()) {
                         break true;
                     }
-                    let idle = c.in_network == 0 && c.messages.live() == 0 && c.notes.live() == 0;
+                    let idle = c.meter.in_network == 0 && c.nics.messages.live() == 0 && c.nics.notes.live() == 0;
                     if (idle && self.workload.finished()) || self.workload.ended() {
                         break true;
                     }
@@ -339,22 +339,22 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // A run that ends early closes its window (and opens it, if it never began).
         let end = c.queue.now().ps();
         c.snapshot_counters(end, true);
-        c.out.drained = c.measured_outstanding == 0;
+        c.meter.out.drained = c.meter.measured_outstanding == 0;
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
-        if c.out.packets_injected != c.out.packets_delivered + in_flight || c.in_network != in_flight {
-            return Err(SimError::Conservation { injected: c.out.packets_injected, delivered: c.out.packets_delivered, in_flight });
+        if c.meter.out.packets_injected != c.meter.out.packets_delivered + in_flight || c.meter.in_network != in_flight {
+            return Err(SimError::Conservation { injected: c.meter.out.packets_injected, delivered: c.meter.out.packets_delivered, in_flight });
         }
-        c.out.sim_time = c.queue.now();
-        c.out.events = c.queue.events_processed();
-        let end = c.queue.now().ps().min(c.window_end);
-        c.out.window = Time(end.saturating_sub(c.window_start));
-        c.out.peak_packets = c.packets.capacity_used();
-        c.out.peak_messages = c.messages.capacity_used();
-        let mut out = c.out.clone();
-        out.packet_latency.merge(&c.single_latency);
-        out.message_latency.merge(&c.single_latency);
+        c.meter.out.sim_time = c.queue.now();
+        c.meter.out.events = c.queue.events_processed();
+        let end = c.queue.now().ps().min(c.meter.window_end);
+        c.meter.out.window = Time(end.saturating_sub(c.meter.window_start));
+        c.meter.out.peak_packets = c.packets.capacity_used();
+        c.meter.out.peak_messages = c.nics.messages.capacity_used();
+        let mut out = c.meter.out.clone();
+        out.packet_latency.merge(&c.meter.single_latency);
+        out.message_latency.merge(&c.meter.single_latency);
         Ok(out)
     }
 }

@@ -1,18 +1,23 @@
-//! The simulation: network state (struct of arrays indexed by global port / node) and the events
-//! that change it. The builder is `build.rs`, the event loop `run.rs`.
+//! The simulation core and the events that change it. Its state has one owner each: the fabric
+//! (`fabric/`: routers, input VCs, outputs, links), the NICs (`nics/`), the end-of-instant phase
+//! (`phase/`), the meter (`meter/`: outcome, window, counters, stopping counts) and the
+//! in-network hardware (`hardware/`); the core holds them with what they share (the event queue,
+//! the packets, the wiring, the parameters). The builder is `build.rs`, the event loop `run.rs`.
 
-use crate::channel::ChannelTiming;
-use crate::link;
-pub use crate::outcome::{Outcome, RunLimits};
-use crate::packet::{Message, Packet, PacketId, Slab};
+use crate::fabric::records::InputVcId;
+use crate::fabric::Fabric;
+pub use crate::meter::outcome::{Outcome, RunLimits};
+use crate::meter::Meter;
+use crate::nics::Nics;
+use crate::packet::{Packet, PacketId, Slab};
 use crate::params::NetworkParams;
-use crate::records::{InputVc, InputVcId, OutPort, Stall};
+use crate::phase::Phase;
 use crate::workload::Workload;
 use fabricsim_core::{Bandwidth, FastDiv, NodeId, RouterId, SimError, Time};
 use fabricsim_engine::EventQueue;
-use fabricsim_routing::{Candidates, Routing};
+use fabricsim_routing::Routing;
 use fabricsim_stats::Observer;
-use fabricsim_stats::{LatencyHistogram, PortCounters};
+use fabricsim_stats::PortCounters;
 use fabricsim_topology::PortGraph;
 
 /// Events. Plain data, 8 bytes (a lane entry with its ordering key is 16: four per cache line).
@@ -56,11 +61,11 @@ pub(crate) enum Ev {
     AgentHead(PacketId),
     /// A switch-barrier step: an entry of the barrier unit's `events`.
     SwitchBarrier(u32),
-    /// A switch agent's packet, or a multicast copy, has left output `out` (see `crate::agent`).
+    /// A switch agent's packet, or a multicast copy, has left output `out` (see `crate::hardware::agent`).
     AgentFree(u32),
     /// A multicast step: an entry of the multicast unit's `steps`.
     Multicast(u32),
-    /// Every copy of a multicast packet has left its switch (see `crate::replicate`).
+    /// Every copy of a multicast packet has left its switch (see `crate::hardware::multicast::replicate`).
     CopyDone(PacketId),
 }
 
@@ -74,7 +79,7 @@ impl Default for Ev {
     }
 }
 
-/// A credit return in flight as an event (see [`crate::records`]).
+/// A credit return in flight as an event (see [`crate::fabric::records`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CreditReturn {
     /// The input VC whose sender the credit returns to, and how much.
@@ -111,156 +116,25 @@ pub struct Core<O = ()> {
     pub(crate) graph: PortGraph,
     pub(crate) routing: Routing,
     pub(crate) p: NetworkParams,
-    pub(crate) timing: ChannelTiming,
     pub(crate) queue: EventQueue<Ev>,
-    pub(crate) vcs: u32,
-    /// Divides input-VC indices by `vcs` (and engine pseudo-ports by engines per node) without
-    /// a hardware divide.
-    pub(crate) vcs_div: FastDiv,
-    pub(crate) engines_div: FastDiv,
-    /// Ports per router when every router has the same number (tori, and the built-in
-    /// fat-trees): the owner and first port of a port are then computed, not loaded from memory.
-    /// Otherwise the port graph's `owner` and `port_offset` are read.
-    pub(crate) router_div: Option<FastDiv>,
-    /// Hot state of every sender: router output ports, then NIC engine pseudo-ports
-    /// (`total_ports + node * engines + e`).
-    pub(crate) outs: Vec<OutPort>,
-    /// One bit per sender: whether its request mask is non-empty (a dense copy of `req != 0`,
-    /// so a transmission's end can skip arbitration without loading the record).
-    pub(crate) requested: Vec<u64>,
-    /// With a shared crossbar (`NetworkParams::shared_crossbar`), when each router port's
-    /// crossbar input frees (its packet under way has left); empty otherwise.
-    pub(crate) in_busy: Vec<u64>,
-    /// With a shared crossbar: each port's last VC to take its crossbar input (round-robin).
-    pub(crate) in_rr: Vec<u8>,
-    /// With a shared crossbar: outputs to arbitrate again at the end of the instant (see
-    /// `Core::crossbar`).
-    pub(crate) xbar_retry: Vec<u32>,
-    /// Credit-stall bookkeeping of every sender, indexed like `outs`.
-    pub(crate) stall: Vec<Stall>,
-    /// Who feeds each router port's input side: the peer output, or the NIC engine pseudo-port
-    /// (`NIL`: none). Read only when a credit return travels as an event (or at once, with no
-    /// credit latency), not for one waiting in its slot.
-    pub(crate) upstream: Vec<u32>,
-    /// Every input VC, with its sender's credit, indexed `port * vcs + vc`.
-    pub(crate) vcq: Vec<InputVc>,
     pub(crate) packets: Slab<Packet, PacketId>,
-    /// Credit returns travelling as events.
-    pub(crate) credit_returns: Slab<CreditReturn>,
-    pub(crate) messages: Slab<Message>,
-    /// Gets in progress (their request and data messages carry the entry as their tag).
-    pub(crate) gets: Slab<crate::packet::GetState>,
-    pub(crate) nic_head: Vec<u32>,
-    pub(crate) nic_tail: Vec<u32>,
-    pub(crate) nic_rr: Vec<u32>,
-    /// The node of each rank (empty: one rank per node, rank = node).
-    pub(crate) rank_node: Vec<u32>,
-    /// Per rank: messages posted and still in their sender-side processing, oldest first.
-    pub(crate) posted: crate::packet::MsgFifos,
-    /// Per node: Get data its NIC posted, still in the NIC's sender-side processing.
-    pub(crate) answered: crate::packet::MsgFifos,
-    /// Per rank: when its core is done with the software part of the messages it posted.
-    pub(crate) core_free: Vec<u64>,
-    /// Whether the workload wants local completions.
-    pub(crate) notify_sent: bool,
-    /// Completions on their way to a workload callback (`Ev::Sent`, `Ev::Polled`).
-    pub(crate) notes: Slab<crate::workload::Delivered>,
-    /// Completions of the current instant, handed to the workload at its end.
-    pub(crate) handover: Vec<crate::delivery::Handover>,
-    /// Whether the workload hears completions at all.
-    pub(crate) listen: bool,
-    /// Messages that reached their node's NIC during the current instant and are dealt to
-    /// its engines at its end (when not dealt at once, see `Core::enqueue_message`).
-    pub(crate) arrivals: Vec<u32>,
-    /// When each node's host link is free again.
-    pub(crate) host_free: Vec<u64>,
-    /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
-    /// done: `mem_free[2 * node]` reads, `mem_free[2 * node + 1]` writes.
-    pub(crate) mem_free: Vec<u64>,
-    /// Pending NicWake time per node (avoids duplicate wake-ups).
-    pub(crate) nic_wake: Vec<u64>,
-    /// Per engine (`node * engines + e`): the time of its pending EngineFree, if one is
-    /// pending. An engine gets one only while it is busy with messages waiting behind it.
-    pub(crate) engine_wake: Vec<u64>,
-    /// Messages waiting at each engine (`node * engines + engine`), for the shortest-queue
-    /// engine choice.
-    pub(crate) engine_queued: Vec<u32>,
-    /// Per engine: until when a paced flow holds it (see `Message::pace`).
-    pub(crate) paced_until: Vec<u64>,
-    /// Per node: messages at its NIC not yet cut into packets (what a source sees of its
-    /// backlog: `Nic::queued`).
-    pub(crate) queued: Vec<u32>,
-    pub(crate) cands: Candidates,
-    /// Outputs posted for arbitration at the end of the instant, each once (its bit in
-    /// `arb_mark`), and nodes whose NICs inject then (`nic_mark`); see [`crate::phase`].
-    pub(crate) arb_due: Vec<u32>,
-    /// Head packets that choose among candidate hops at the end of the instant.
-    pub(crate) select_due: Vec<u32>,
-    pub(crate) arb_mark: Vec<u64>,
-    pub(crate) nic_due: Vec<u32>,
-    pub(crate) nic_mark: Vec<u64>,
-    pub(crate) phase_scratch: Vec<u32>,
-    /// Whether anything waits for the end of the instant (a posted output, node or choice, a
-    /// message to deal, a completion to hand over).
-    pub(crate) due: bool,
-    // bookkeeping
-    /// Per source node: packets it has created (a packet's id is its source and this count, so
-    /// ids do not depend on what other nodes do).
-    pub(crate) next_seq: Vec<u32>,
-    /// Per source node: which of its packets were delivered (the duplicate guard).
-    pub(crate) delivered_bits: Vec<Vec<u64>>,
-    pub(crate) last_progress: u64,
-    pub(crate) in_network: u64,
-    pub(crate) measured_outstanding: u64,
-    pub(crate) window_start: u64,
-    pub(crate) window_end: u64,
     pub(crate) error: Option<SimError>,
-    /// Something the run's stopping rules depend on may have changed (the last measured or the
-    /// last live message completed, the workload ran with nothing in flight, the window
-    /// closed): the run loop re-checks them only then.
-    pub(crate) check_stop: bool,
-    /// Whether credit returns nobody waits for may travel without an event (see
-    /// [`crate::records`]).
-    pub(crate) silent_credits: bool,
-    /// With bubble flow control (on the VCs the routing says, `Routing::bubble_vcs`), every
-    /// packet in such a VC's buffer is charged a slot, the largest packet's size, whatever its
-    /// own: the buffer then holds whole slots, and the free space of a ring cannot fragment into
-    /// pieces too small for the packets waiting to move. Other VCs charge packets their size.
-    pub(crate) slots: link::Slots,
-    /// Largest payload of a packet on a class VC (its buffer may be smaller than others).
-    pub(crate) class_payload: u32,
-    /// Dedicated class VCs (see `fabricsim_routing::classes`): messages of a priority class
-    /// above 0 travel on them when there are any.
-    pub(crate) class_vcs: u8,
-    /// Whether output releases prefetch ahead (see [`crate::warm`]): only when the input VC
-    /// records outgrow the second-level cache.
-    pub(crate) warm_releases: bool,
-    /// Whether a grant looks the packet's next hop up (when the routing gives a single one)
-    /// instead of leaving it to the packet's request at the next router.
-    pub(crate) lookahead: bool,
-    pub(crate) out: Outcome,
-    /// Latencies of measured one-packet messages with no receive overhead, where the message's
-    /// latency is its packet's: recorded once here instead of in both of `out`'s histograms,
-    /// and added to both when the run returns its outcome.
-    pub(crate) single_latency: LatencyHistogram,
-    /// Port counters when the measurement window began and ended (empty until then).
-    pub(crate) counters_at_start: Vec<PortCounters>,
-    pub(crate) counters_at_end: Vec<PortCounters>,
     /// Tofu barrier gates, when the NICs have them.
-    pub(crate) gates: Option<Box<crate::gates::GateUnit>>,
+    pub(crate) gates: Option<Box<crate::hardware::gates::GateUnit>>,
     /// Blue Gene/Q class routes, when the routers have them.
-    pub(crate) classes: Option<Box<crate::class_routes::ClassRoutes>>,
+    pub(crate) classes: Option<Box<crate::hardware::class_routes::ClassRoutes>>,
     /// Dawning's switch barrier, when the switches have it.
-    pub(crate) switch_barrier: Option<Box<crate::switch_barrier::SwitchBarrier>>,
+    pub(crate) switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrier>>,
     /// The switches' agents (their sinks and queued packets), when some hardware uses them.
-    pub(crate) agents: Option<Box<crate::agent::Agents>>,
-    /// Adaptive routing: head packets waiting for room on any of their hops (see
-    /// [`crate::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
-    pub(crate) sleepers: Option<Box<crate::sleep::Sleepers>>,
+    pub(crate) agents: Option<Box<crate::hardware::agent::Agents>>,
     /// Dawning's switch multicast, when the switches have it.
-    pub(crate) multicast: Option<Box<crate::multicast::Multicast>>,
+    pub(crate) multicast: Option<Box<crate::hardware::multicast::Multicast>>,
     /// Whether the network has any of the collective hardware above (one test per instant).
     pub(crate) hardware: bool,
+    pub(crate) fabric: Fabric,
+    pub(crate) nics: Nics,
+    pub(crate) phase: Phase,
+    pub(crate) meter: Meter,
 }
 
 /// A simulation: network state plus a workload.
@@ -284,23 +158,23 @@ impl<O: Observer> Core<O> {
     /// Owning router of router port `port`, and the router's first global port.
     #[inline]
     pub(crate) fn router_of(&self, port: u32) -> (u32, u32) {
-        router_of(self.router_div, &self.graph, port)
+        router_of(self.fabric.router_div, &self.graph, port)
     }
 
     /// First input-VC index of the router owning port `port` (computed for uniform routers, so
     /// the port's record need not be loaded).
     #[inline]
     pub(crate) fn first_vc_of(&self, port: u32) -> u32 {
-        match self.router_div {
-            Some(_) => self.router_of(port).1 * self.vcs,
-            None => self.outs[port as usize].qbase,
+        match self.fabric.router_div {
+            Some(_) => self.router_of(port).1 * self.fabric.vcs,
+            None => self.fabric.outs[port as usize].qbase,
         }
     }
 
     #[inline]
     pub(crate) fn push_q(&mut self, q: InputVcId, pkt: PacketId) {
         self.packets.get_mut(pkt).next = PacketId::NIL;
-        let v = &mut self.vcq[q.index()];
+        let v = &mut self.fabric.vcq[q.index()];
         let t = v.tail;
         v.tail = pkt;
         if t == PacketId::NIL {
@@ -313,25 +187,25 @@ impl<O: Observer> Core<O> {
     /// Reserve memory time for `bytes` of uncached data at `node` (see [`reserve_memory`]).
     pub(crate) fn reserve_memory(&mut self, node: u32, bytes: u32, write: bool) -> u64 {
         let bw = self.p.memory_bandwidth.expect("uncached implies a memory limit");
-        reserve_memory(&mut self.mem_free, bw, self.queue.now().ps(), node, bytes, write)
+        reserve_memory(&mut self.nics.mem_free, bw, self.queue.now().ps(), node, bytes, write)
     }
 
     /// Ranks in the job: one per node, or as the rank map says.
     pub(crate) fn ranks(&self) -> u32 {
-        if self.rank_node.is_empty() {
+        if self.nics.rank_node.is_empty() {
             self.graph.nodes
         } else {
-            self.rank_node.len() as u32
+            self.nics.rank_node.len() as u32
         }
     }
 
     /// The node rank `r` runs on.
     #[inline(always)]
     pub(crate) fn node(&self, r: u32) -> u32 {
-        if self.rank_node.is_empty() {
+        if self.nics.rank_node.is_empty() {
             r
         } else {
-            self.rank_node[r as usize]
+            self.nics.rank_node[r as usize]
         }
     }
 
@@ -419,8 +293,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             return Err(fabricsim_core::ConfigError::new("ranks", format!("rank {r} is placed on node {n}, beyond the {nodes} nodes")).into());
         }
         let c = &mut self.core;
-        (c.posted, c.core_free) = (crate::packet::MsgFifos::new(rank_node.len()), vec![0; rank_node.len()]);
-        c.rank_node = rank_node.into_iter().map(u32::from).collect();
+        (c.nics.posted, c.nics.core_free) = (crate::packet::MsgFifos::new(rank_node.len()), vec![0; rank_node.len()]);
+        c.nics.rank_node = rank_node.into_iter().map(u32::from).collect();
         Ok(self)
     }
 
@@ -439,7 +313,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// instant.
     #[doc(hidden)]
     pub fn with_credit_events(mut self) -> Self {
-        self.core.silent_credits = false;
+        self.core.fabric.silent_credits = false;
         self
     }
 
@@ -447,15 +321,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// next hop up. Results must not change at all (tests check this).
     #[doc(hidden)]
     pub fn without_lookahead(mut self) -> Self {
-        self.core.lookahead = false;
+        self.core.fabric.lookahead = false;
         self
     }
 
     /// Prefetch ahead of output releases whatever the network's size (normally only above
-    /// [`crate::warm::WARM_RELEASES_ABOVE`] bytes of input-VC records). Only speed changes.
+    /// [`crate::fabric::warm::WARM_RELEASES_ABOVE`] bytes of input-VC records). Only speed changes.
     #[doc(hidden)]
     pub fn with_release_prefetch(mut self) -> Self {
-        self.core.warm_releases = true;
+        self.core.fabric.warm_releases = true;
         self
     }
 
@@ -466,7 +340,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     pub fn lookahead(&self) -> Option<Time> {
         let c = &self.core;
         let links = (0..c.graph.total_ports() as usize).filter(|&p| c.graph.kind[p] == fabricsim_topology::PortKind::Network);
-        links.map(|p| (c.outs[p].latency as u64).min(c.timing.credit_latency(c.outs[p].class))).min().map(Time)
+        links.map(|p| (c.fabric.outs[p].latency as u64).min(c.fabric.timing.credit_latency(c.fabric.outs[p].class))).min().map(Time)
     }
 
     pub fn graph(&self) -> &PortGraph {
@@ -496,24 +370,24 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     /// granted, so one that straddles a boundary counts wholly on the side it started.
     pub fn port_counters(&self) -> Vec<PortCounters> {
         let c = &self.core;
-        let now = c.counters_now();
-        let start = if c.counters_at_start.is_empty() { &now } else { &c.counters_at_start };
-        let end = if c.counters_at_end.is_empty() { &now } else { &c.counters_at_end };
+        let now = c.fabric.counters_now(c.total_ports());
+        let start = if c.meter.counters_at_start.is_empty() { &now } else { &c.meter.counters_at_start };
+        let end = if c.meter.counters_at_end.is_empty() { &now } else { &c.meter.counters_at_end };
         end.iter().zip(start).map(|(e, s)| e.since(s)).collect()
     }
 
     /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
-    pub fn gate_wiring(&self, id: u32) -> Option<&crate::gates::Wiring> {
+    pub fn gate_wiring(&self, id: u32) -> Option<&crate::hardware::gates::Wiring> {
         self.core.gate_wiring(id)
     }
 
     /// The switch-barrier tree of in-network collective group `id` (Dawning), once made.
-    pub fn barrier_tree(&self, id: u32) -> Option<&crate::switch_barrier::SwitchTree> {
+    pub fn barrier_tree(&self, id: u32) -> Option<&crate::hardware::switch_barrier::SwitchTree> {
         self.core.barrier_tree(id)
     }
 
     /// What the switch barrier has done so far (packets, losses, resends, urges).
-    pub fn barrier_counts(&self) -> Option<crate::switch_barrier::BarrierCounts> {
+    pub fn barrier_counts(&self) -> Option<crate::hardware::switch_barrier::BarrierCounts> {
         self.core.switch_barrier.as_deref().map(|b| b.counts)
     }
 
@@ -525,7 +399,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     }
 
     /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.
-    pub fn class_tree(&self, id: u32) -> Option<&crate::class_routes::ClassTree> {
+    pub fn class_tree(&self, id: u32) -> Option<&crate::hardware::class_routes::ClassTree> {
         self.core.class_tree(id)
     }
 }

@@ -18,8 +18,8 @@
 //! `[routing] blocked = "escape"` (`Routing::committing`) restores the committing behaviour,
 //! for comparison.
 
+use crate::fabric::records::InputVcId;
 use crate::packet::PacketId;
-use crate::records::InputVcId;
 use crate::sim::Core;
 use fabricsim_stats::Observer;
 
@@ -56,26 +56,26 @@ fn port_bit(local: u32) -> u64 {
 
 impl<O: Observer> Core<O> {
     /// Head packet `pkt` of input VC `q`, at `router` (first global port `base`), found no
-    /// candidate in `self.cands` with room: put it to sleep if it has an adaptive candidate
+    /// candidate in `self.fabric.cands` with room: put it to sleep if it has an adaptive candidate
     /// (true), else leave it to wait for its single (escape) hop (false).
     #[cold]
     #[inline(never)]
     pub(crate) fn sleep(&mut self, pkt: PacketId, q: InputVcId, router: u32, base: u32) -> bool {
-        if self.cands.as_slice().iter().all(|h| h.escape) {
+        if self.fabric.cands.as_slice().iter().all(|h| h.escape) {
             return false;
         }
         let mut ports = 0u64;
-        for i in 0..self.cands.len() {
-            let h = self.cands.as_slice()[i];
+        for i in 0..self.fabric.cands.len() {
+            let h = self.fabric.cands.as_slice()[i];
             let out = base + h.port;
-            let o = &self.outs[out as usize];
-            if o.class == crate::channel::TERMINAL {
+            let o = &self.fabric.outs[out as usize];
+            if o.class == crate::fabric::channel::TERMINAL {
                 continue; // an ejection never lacks room
             }
             self.wait_for_credit(out, h.vc);
             ports |= port_bit(h.port);
         }
-        let s = self.sleepers.as_deref_mut().expect("sleeping needs sleepers");
+        let s = self.fabric.sleepers.as_deref_mut().expect("sleeping needs sleepers");
         s.by_router[router as usize].push(Sleeper { q: q.0, pkt: pkt.0, ports });
         s.ports[router as usize] |= ports;
         true
@@ -88,7 +88,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn wake_sleepers(&mut self, port: u32) {
         let (router, base) = self.router_of(port);
         let bit = port_bit(port - base);
-        let Some(s) = self.sleepers.as_deref_mut() else { return };
+        let Some(s) = self.fabric.sleepers.as_deref_mut() else { return };
         if s.ports[router as usize] & bit == 0 {
             return;
         }
@@ -105,13 +105,13 @@ impl<O: Observer> Core<O> {
         });
         s.ports[router as usize] = union;
         for &(q, pkt) in &woken {
-            let v = &self.vcq[q as usize];
+            let v = &self.fabric.vcq[q as usize];
             if v.head.0 == pkt && !v.busy() {
                 self.ready_again(InputVcId(q));
             }
         }
         woken.clear();
-        if let Some(s) = self.sleepers.as_deref_mut() {
+        if let Some(s) = self.fabric.sleepers.as_deref_mut() {
             s.scratch = woken;
         }
     }

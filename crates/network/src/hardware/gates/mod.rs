@@ -240,7 +240,7 @@ impl<O: Observer> Core<O> {
         let mut value = [0; 8];
         value[..elements.min(8) as usize].copy_from_slice(&c.value[..elements.min(8) as usize]);
         unit.ready.push(Ready { group: gi, gate, round, value });
-        self.due = true;
+        self.phase.due = true;
         Ok(())
     }
 
@@ -266,7 +266,7 @@ impl<O: Observer> Core<O> {
                     op.combine(&mut v, &w);
                 }
                 unit.ready.push(Ready { group: gi, gate, round, value: v });
-                self.due = true;
+                self.phase.due = true;
             }
         }
     }
@@ -316,7 +316,7 @@ impl<O: Observer> Core<O> {
         let r = *unit.firing.get(e);
         unit.firing.remove(e);
         unit.fire_due.push(r);
-        self.due = true;
+        self.phase.due = true;
     }
 
     /// A gate fires: it signals its outputs, or (an end) tells its member.
@@ -329,7 +329,7 @@ impl<O: Observer> Core<O> {
             g.results[m] = r.value;
             let tag = g.tags[m].pop_front().expect("an end fires after its start");
             unit.done.push((g.members[m], tag));
-            self.due = true;
+            self.phase.due = true;
             return;
         }
         let bytes = 8 * g.ops[&r.round].1.max(1) as u64;

@@ -40,22 +40,56 @@ use crate::packet::PacketId;
 use crate::sim::Core;
 use fabricsim_stats::Observer;
 
+/// The end-of-instant phase: what waits for the instant to end (see [`crate::phase`]).
+pub(crate) struct Phase {
+    /// Completions of the current instant, handed to the workload at its end.
+    pub(crate) handover: Vec<crate::nics::delivery::Handover>,
+    /// Outputs posted for arbitration at the end of the instant, each once (its bit in
+    /// `arb_mark`), and nodes whose NICs inject then (`nic_mark`); see [`crate::phase`].
+    pub(crate) arb_due: Vec<u32>,
+    /// Head packets that choose among candidate hops at the end of the instant.
+    pub(crate) select_due: Vec<u32>,
+    pub(crate) arb_mark: Vec<u64>,
+    pub(crate) nic_due: Vec<u32>,
+    pub(crate) nic_mark: Vec<u64>,
+    pub(crate) phase_scratch: Vec<u32>,
+    /// Whether anything waits for the end of the instant (a posted output, node or choice, a
+    /// message to deal, a completion to hand over).
+    pub(crate) due: bool,
+}
+
+impl Phase {
+    /// Nothing due, for `senders` outputs (router ports and engine pseudo-ports) and `nodes` NICs.
+    pub(crate) fn new(senders: usize, nodes: usize) -> Self {
+        Phase {
+            handover: Vec::new(),
+            arb_due: Vec::new(),
+            select_due: Vec::new(),
+            arb_mark: vec![0; senders.div_ceil(64)],
+            nic_due: Vec::new(),
+            nic_mark: vec![0; nodes.div_ceil(64)],
+            phase_scratch: Vec::new(),
+            due: false,
+        }
+    }
+}
+
 impl<O: Observer> Core<O> {
     /// Let packet `pkt` choose among its candidate hops at the end of this instant.
     #[inline]
     pub(crate) fn post_selection(&mut self, pkt: PacketId) {
-        self.select_due.push(pkt.0);
-        self.due = true;
+        self.phase.select_due.push(pkt.0);
+        self.phase.due = true;
     }
 
     /// Arbitrate output `out` at the end of this instant (once, however often it is posted).
     #[inline(always)]
     pub(crate) fn post_arbitration(&mut self, out: u32) {
         let (w, b) = (out as usize / 64, 1u64 << (out % 64));
-        if self.arb_mark[w] & b == 0 {
-            self.arb_mark[w] |= b;
-            self.arb_due.push(out);
-            self.due = true;
+        if self.phase.arb_mark[w] & b == 0 {
+            self.phase.arb_mark[w] |= b;
+            self.phase.arb_due.push(out);
+            self.phase.due = true;
         }
     }
 
@@ -63,10 +97,10 @@ impl<O: Observer> Core<O> {
     #[inline]
     pub(crate) fn post_injection(&mut self, node: u32) {
         let (w, b) = (node as usize / 64, 1u64 << (node % 64));
-        if self.nic_mark[w] & b == 0 {
-            self.nic_mark[w] |= b;
-            self.nic_due.push(node);
-            self.due = true;
+        if self.phase.nic_mark[w] & b == 0 {
+            self.phase.nic_mark[w] |= b;
+            self.phase.nic_due.push(node);
+            self.phase.due = true;
         }
     }
 
@@ -103,9 +137,9 @@ impl<O: Observer> Core<O> {
         }
         // Packets with a choice to make choose first (by input VC: each sees the claims of
         // those before it), then outputs arbitrate among all the instant's requests.
-        let mut due = std::mem::take(&mut self.phase_scratch);
-        if !self.select_due.is_empty() {
-            std::mem::swap(&mut due, &mut self.select_due);
+        let mut due = std::mem::take(&mut self.phase.phase_scratch);
+        if !self.phase.select_due.is_empty() {
+            std::mem::swap(&mut due, &mut self.phase.select_due);
             let packets = self.packets.slots();
             due.sort_unstable_by_key(|&p| packets[p as usize].q);
             for &pkt in &due {
@@ -113,41 +147,41 @@ impl<O: Observer> Core<O> {
             }
             due.clear();
         }
-        self.phase_scratch = due;
+        self.phase.phase_scratch = due;
         // Arbitration and injection post nothing: the lists are read in place.
-        if self.arb_due.len() > 1 {
-            self.arb_due.sort_unstable();
+        if self.phase.arb_due.len() > 1 {
+            self.phase.arb_due.sort_unstable();
         }
-        for i in 0..self.arb_due.len() {
-            let out = self.arb_due[i];
-            self.arb_mark[out as usize / 64] &= !(1 << (out % 64));
+        for i in 0..self.phase.arb_due.len() {
+            let out = self.phase.arb_due[i];
+            self.phase.arb_mark[out as usize / 64] &= !(1 << (out % 64));
             self.arbitrate(out);
         }
-        self.arb_due.clear();
+        self.phase.arb_due.clear();
         // Shared crossbars: outputs that passed over a request for its input's sake, and the
         // outputs it deferred to, arbitrate again until every input is settled (each round
         // grants at least the first request of some input, so this ends).
-        while !self.xbar_retry.is_empty() {
-            let mut list = std::mem::take(&mut self.xbar_retry);
+        while !self.fabric.xbar_retry.is_empty() {
+            let mut list = std::mem::take(&mut self.fabric.xbar_retry);
             list.sort_unstable();
             list.dedup();
             for &out in &list {
                 self.arbitrate(out);
             }
         }
-        if !self.arrivals.is_empty() {
+        if !self.nics.arrivals.is_empty() {
             self.deal_arrivals();
         }
-        if self.nic_due.len() > 1 {
-            self.nic_due.sort_unstable();
+        if self.phase.nic_due.len() > 1 {
+            self.phase.nic_due.sort_unstable();
         }
-        for i in 0..self.nic_due.len() {
-            let node = self.nic_due[i];
-            self.nic_mark[node as usize / 64] &= !(1 << (node % 64));
+        for i in 0..self.phase.nic_due.len() {
+            let node = self.phase.nic_due[i];
+            self.phase.nic_mark[node as usize / 64] &= !(1 << (node % 64));
             self.try_inject(node);
         }
-        self.nic_due.clear();
+        self.phase.nic_due.clear();
         // Dealing arrivals posted their nodes (setting `due`); every list is empty now.
-        self.due = false;
+        self.phase.due = false;
     }
 }

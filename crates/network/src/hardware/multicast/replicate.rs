@@ -1,8 +1,8 @@
-//! Multicast packets in the switches (see [`crate::multicast`]): a hop with one output is a
+//! Multicast packets in the switches (see [`crate::hardware::multicast`]): a hop with one output is a
 //! unicast hop; a hop with several copies the packet to all of them.
 //!
 //! The packet stays in its input buffer, read once (FIFO buffers), until every copy has left.
-//! It waits on each of its outputs with the switch-agent request bit ([`crate::agent`]), and
+//! It waits on each of its outputs with the switch-agent request bit ([`crate::hardware::agent`]), and
 //! outranks the outputs' unicast requests.
 //!
 //! With the Global Resource Bulletin (`grb`), it takes its outputs off the bulletin all at once,
@@ -16,8 +16,8 @@
 //! Without it, the packet takes each output as that output frees and holds it (idle) until it
 //! has them all: two multicasts that each hold an output the other wants then wait forever.
 
-use crate::channel;
-use crate::multicast::MCAST_HINT;
+use crate::fabric::channel;
+use crate::hardware::multicast::MCAST_HINT;
 use crate::packet::{Message, Packet, PacketId, NIL};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
@@ -43,13 +43,13 @@ impl<O: Observer> Core<O> {
     #[inline(never)]
     pub(crate) fn request_multicast(&mut self, pkt: PacketId) {
         let p = *self.packets.get(pkt);
-        let (in_port, in_vc) = self.vcs_div.div_rem(p.q.0);
+        let (in_port, in_vc) = self.fabric.vcs_div.div_rem(p.q.0);
         let (router, base) = self.router_of(in_port);
         let unit = self.multicast.as_deref().expect("a multicast packet without multicast");
         let f = unit.fat_tree();
         let (_, level, _) = f.locate(fabricsim_core::RouterId(router));
         let from_above = in_port - base >= f.children()[level - 1];
-        let cast = &unit.casts[&(self.messages.get(p.msg).tag as u32)];
+        let cast = &unit.casts[&(self.nics.messages.get(p.msg).tag as u32)];
         let outs: Vec<u32> = if router == cast.root.0 || from_above { cast.down[&router].clone() } else { vec![cast.up[&router]] };
         if let [out] = outs[..] {
             self.name_receiver(pkt, out);
@@ -76,9 +76,9 @@ impl<O: Observer> Core<O> {
         if self.graph.kind[out as usize] == PortKind::Terminal {
             let node = self.graph.peer[out as usize];
             let msg = self.packets.get(pkt).msg;
-            let rank = self.multicast_rank_on(self.messages.get(msg).tag as u32, node).expect("a multicast copy for a node without a member");
+            let rank = self.multicast_rank_on(self.nics.messages.get(msg).tag as u32, node).expect("a multicast copy for a node without a member");
             self.packets.get_mut(pkt).dst = node;
-            self.messages.get_mut(msg).dst = rank;
+            self.nics.messages.get_mut(msg).dst = rank;
         }
     }
 
@@ -88,7 +88,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn grant_copies(&mut self, out: u32) -> bool {
         let Some(list) = self.agents.as_deref().unwrap().copy_waits.get(&out) else { return false };
         let now = self.queue.now().ps();
-        let (rr, qbase) = (self.outs[out as usize].rr as u32, self.outs[out as usize].qbase);
+        let (rr, qbase) = (self.fabric.outs[out as usize].rr as u32, self.fabric.outs[out as usize].qbase);
         let mut order: Vec<(u32, u32)> =
             list.iter().map(|&w| (self.packets.get(self.agents.as_deref().unwrap().copies[&w].pkt).q.0 - qbase, w)).collect();
         order.sort_unstable_by_key(|&(bit, _)| (bit + 128 - rr - 1) % 128);
@@ -96,17 +96,17 @@ impl<O: Observer> Core<O> {
         for (bit, w) in order {
             let c = self.agents.as_deref().unwrap().copies[&w].clone();
             let p = *self.packets.get(c.pkt);
-            let (vc, wire) = ((p.q.0 % self.vcs) as u8, p.wire_bytes);
+            let (vc, wire) = ((p.q.0 % self.fabric.vcs) as u8, p.wire_bytes);
             // Credit for the packet (an output without it calls again when its credit returns).
             let credit = |core: &mut Self, o: u32| {
-                let x = core.outs[o as usize];
+                let x = core.fabric.outs[o as usize];
                 if x.class == channel::TERMINAL || core.credit(o, vc) >= core.charge(vc, wire) {
                     return true;
                 }
                 core.wait_for_credit(o, vc);
                 false
             };
-            let ready = |core: &mut Self, o: u32| core.outs[o as usize].busy_until <= now && credit(core, o);
+            let ready = |core: &mut Self, o: u32| core.fabric.outs[o as usize].busy_until <= now && credit(core, o);
             if grb {
                 let agents = self.agents.as_deref_mut().unwrap();
                 match agents.reserved.get(&out) {
@@ -129,7 +129,7 @@ impl<O: Observer> Core<O> {
                         for &o in &c.outs {
                             agents.reserved.insert(o, w);
                         }
-                        self.outs[out as usize].rr = bit as u8;
+                        self.fabric.outs[out as usize].rr = bit as u8;
                     }
                 }
                 let mut all = true;
@@ -145,8 +145,8 @@ impl<O: Observer> Core<O> {
                 let i = c.outs.iter().position(|&o| o == out).unwrap();
                 let held = c.held | 1u128 << i;
                 self.agents.as_deref_mut().unwrap().copies.get_mut(&w).unwrap().held = held;
-                self.outs[out as usize].rr = bit as u8;
-                self.outs[out as usize].busy_until = HELD;
+                self.fabric.outs[out as usize].rr = bit as u8;
+                self.fabric.outs[out as usize].busy_until = HELD;
                 self.drop_wait(out, w);
                 if held.count_ones() as usize == c.outs.len() {
                     self.copy_out(w);
@@ -181,15 +181,15 @@ impl<O: Observer> Core<O> {
         }
         let p = *self.packets.get(c.pkt);
         self.take_head(p.q, c.pkt);
-        let vc = (p.q.0 % self.vcs) as u8;
+        let vc = (p.q.0 % self.fabric.vcs) as u8;
         let extra = self.multicast.as_deref().unwrap().p.copy_delay.ps();
-        let m = *self.messages.get(p.msg);
+        let m = *self.nics.messages.get(p.msg);
         let mut end = now;
         for &out in &c.outs {
-            let o = self.outs[out as usize];
-            let finish = (now + self.timing.serialization(o.class, p.wire_bytes)).max(p.tail);
+            let o = self.fabric.outs[out as usize];
+            let finish = (now + self.fabric.timing.serialization(o.class, p.wire_bytes)).max(p.tail);
             end = end.max(finish);
-            let msg = self.messages.insert(Message { bytes: p.payload as u64, packetized: p.payload as u64, delivered: 0, next: NIL, ..m });
+            let msg = self.nics.messages.insert(Message { bytes: p.payload as u64, packetized: p.payload as u64, delivered: 0, next: NIL, ..m });
             let seq = self.next_packet_seq(p.src);
             let copy = self.packets.insert(Packet { seq, msg, next: PacketId::NIL, out: NIL, out_vc: vc, armed: false, hint: MCAST_HINT, ..p });
             self.name_receiver(copy, out);
@@ -208,14 +208,14 @@ impl<O: Observer> Core<O> {
         let p = *self.packets.get(pkt);
         self.on_out_free(p.out, p.q, p.wire_bytes);
         self.packets.remove(pkt);
-        self.in_network -= 1;
-        self.out.packets_delivered += 1;
-        let m = self.messages.get_mut(p.msg);
+        self.meter.in_network -= 1;
+        self.meter.out.packets_delivered += 1;
+        let m = self.nics.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;
         if m.delivered >= m.bytes {
-            self.messages.remove(p.msg);
-            if self.messages.live() == 0 {
-                self.check_stop = true;
+            self.nics.messages.remove(p.msg);
+            if self.nics.messages.live() == 0 {
+                self.meter.check_stop = true;
             }
         }
     }

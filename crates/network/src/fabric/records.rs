@@ -4,7 +4,7 @@
 //! **Credits belong to the sender.** A sender (a router output, a NIC engine) has a [`Credit`]
 //! record per downstream VC: its free credit there and the link's credit return in flight to
 //! it. Only the sender reads or spends it ([`Core::credit`](crate::sim::Core), and
-//! `link::forward` as its packet leaves); the buffer that frees space returns it through the link (`crate::link`), the one
+//! `link::forward` as its packet leaves); the buffer that frees space returns it through the link (`crate::fabric::link`), the one
 //! piece of code that writes on the other side of a link. *Where* the record is stored is a
 //! question of speed alone: it sits in the input VC record it counts (`InputVc::credit`),
 //! because forwarding a packet writes that record anyway (the packet joins its queue), and a
@@ -28,7 +28,7 @@
 //! to which arrival time the current event sees returns (returns arriving at the current
 //! instant count for events after the instant's credit events, and in the arbitration phase).
 
-use crate::channel;
+use crate::fabric::channel;
 use crate::packet::{PacketId, NIL};
 use crate::sim::lane;
 use fabricsim_engine::EventQueue;
@@ -59,7 +59,7 @@ pub(crate) struct OutPort {
     pub peer: u32,
     /// Last granted request bit (round-robin pointer).
     pub rr: u8,
-    /// Channel class ([`crate::channel`]): its timing, and whether it ejects into a NIC.
+    /// Channel class ([`crate::fabric::channel`]): its timing, and whether it ejects into a NIC.
     pub class: u8,
     /// Stalled for credits since [`Stall::since`].
     pub stalled: bool,
@@ -200,8 +200,8 @@ impl InputVc {
     /// slot on a slotted VC, see `Core::slots`), plus, for a bubble hop, the room of one more
     /// largest packet of that VC, which it must leave for any packet after it.
     #[inline(always)]
-    pub(crate) fn need(&self, slots: crate::link::Slots) -> u32 {
-        crate::link::slot_charge(slots, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { slots.of(self.out_vc) } else { 0 }
+    pub(crate) fn need(&self, slots: crate::fabric::link::Slots) -> u32 {
+        crate::fabric::link::slot_charge(slots, self.out_vc, self.bytes) + if self.flags & BUBBLE != 0 { slots.of(self.out_vc) } else { 0 }
     }
 }
 

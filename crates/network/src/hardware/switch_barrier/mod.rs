@@ -5,7 +5,7 @@
 //! leaf-to-leaf distance plus that, as a tree rooted at a node would need). When every member on
 //! a node has started a barrier, the node's NIC barrier logic sends an *arrive* packet to its
 //! leaf switch. A
-//! switch's barrier logic (an agent, see [`crate::agent`]) answers each arrive with an *ack*,
+//! switch's barrier logic (an agent, see [`crate::hardware::agent`]) answers each arrive with an *ack*,
 //! and once every child has arrived sends one arrive to its parent; the root, once all its
 //! children have arrived, sends *done* to each child, and each switch passes done on to its
 //! children, down to the members' NICs. Every packet is a real packet on a real link: it waits
@@ -25,10 +25,10 @@
 //! takes its link, then the receiver throws it away), drawn from the run's seed and the
 //! packet's identity, so a run is reproducible whatever order its events tie in.
 
-use crate::agent::{AgentSend, SINK_HINT};
+use crate::hardware::agent::{AgentSend, SINK_HINT};
+pub use crate::hardware::switch_tree::{At, SwitchTree};
 use crate::packet::SWITCH_BARRIER;
 use crate::sim::{Core, Ev};
-pub use crate::switch_tree::{At, SwitchTree};
 use fabricsim_core::Time;
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
 use fabricsim_stats::Observer;
@@ -276,7 +276,7 @@ impl<O: Observer> Core<O> {
         let x = *unit.events.get(e);
         unit.events.remove(e);
         unit.due.push(x);
-        self.due = true;
+        self.phase.due = true;
     }
 
     /// End of an instant: the steps due, in their order (see [`Entry::order`]), then the packets
@@ -351,13 +351,13 @@ impl<O: Observer> Core<O> {
                 unit.sends.push(Send { group: x.group, round: x.round, from: x.elem, to: parent, kind });
                 let ne = unit.events.insert(Entry { step: next, ..x });
                 self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
-                self.due = true;
+                self.phase.due = true;
             }
             Step::Finish { rank } => {
                 let g = &mut unit.groups[gi];
                 let tag = g.tags.get_mut(&rank).and_then(|t| t.pop_front()).expect("a barrier finished that its member did not start");
                 unit.done.push((rank, tag));
-                self.due = true;
+                self.phase.due = true;
             }
         }
     }
@@ -372,7 +372,7 @@ impl<O: Observer> Core<O> {
             Kind::Arrive => {
                 // Acked whether new or repeated (its first ack may have been lost).
                 unit.sends.push(reply(from, Kind::Ack));
-                self.due = true;
+                self.phase.due = true;
                 let st = &mut g.state[ei];
                 if x.round == st.round {
                     let child = g.tree.elements[ei].children.iter().position(|&(c, _)| c as u32 == from).expect("arrive from a non-child");
@@ -395,7 +395,7 @@ impl<O: Observer> Core<O> {
                 // Answered only once the round's done has gone down from here.
                 if x.round < g.state[ei].round {
                     unit.sends.push(reply(from, Kind::Done));
-                    self.due = true;
+                    self.phase.due = true;
                 }
             }
         }
@@ -419,7 +419,7 @@ impl<O: Observer> Core<O> {
         (st.sent, st.attempts) = (true, 1);
         let round = st.round;
         unit.sends.push(Send { group, round, from: elem, to: e.parent as u32, kind: Kind::Arrive });
-        self.due = true;
+        self.phase.due = true;
         for (step, after) in [(Step::Retry { attempt: 0 }, unit.p.retry_timeout), (Step::Urge { attempt: 0 }, unit.p.urge_timeout)] {
             let ne = unit.events.insert(Entry { group, elem, round, step });
             self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
@@ -443,7 +443,7 @@ impl<O: Observer> Core<O> {
         for &(c, _) in &g.tree.elements[elem as usize].children {
             unit.sends.push(Send { group, round, from: elem, to: c as u32, kind: Kind::Done });
         }
-        self.due = true;
+        self.phase.due = true;
         if let At::Node(_) = g.tree.elements[elem as usize].at {
             for &rank in &g.ranks[elem as usize] {
                 let e = unit.events.insert(Entry { group, elem, round, step: Step::Finish { rank } });

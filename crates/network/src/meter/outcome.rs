@@ -74,3 +74,27 @@ pub struct Outcome {
     /// Delivered packets of an adaptive routing that took the escape sub-network on the way.
     pub packets_escaped: u64,
 }
+
+impl Outcome {
+    /// Nothing counted yet.
+    pub(crate) fn empty() -> Self {
+        Outcome {
+            sim_time: fabricsim_core::Time::ZERO,
+            events: 0,
+            packets_injected: 0,
+            packets_delivered: 0,
+            bytes_delivered: 0,
+            messages_delivered: 0,
+            packet_hops: 0,
+            message_latency: LatencyHistogram::new(),
+            packet_latency: LatencyHistogram::new(),
+            window_bytes: 0,
+            window_bytes_first_half: 0,
+            window: fabricsim_core::Time::ZERO,
+            drained: true,
+            peak_packets: 0,
+            peak_messages: 0,
+            packets_escaped: 0,
+        }
+    }
+}

@@ -6,18 +6,20 @@
 //! member below them (see [`RootChoice`]; once the root is chosen the whole path is fixed). The
 //! packets climb from the source to that switch on the unique path to it, then go down its
 //! [`SwitchTree`] of the members' nodes: where a switch has several children in the tree, the
-//! packet is copied to all of them at once (see [`crate::replicate`]). A node's NIC receives its
+//! packet is copied to all of them at once (see [`crate::hardware::multicast::replicate`]). A node's NIC receives its
 //! copies as any packet and hands the broadcast to every member on the node once all its bytes
 //! are in (they are done after the receive overhead); members on the root's node have it from
 //! the root's NIC. The root is done once its NIC has taken the request.
 
+use crate::hardware::switch_tree::SwitchTree;
 use crate::sim::{Core, Ev};
-use crate::switch_tree::SwitchTree;
 use fabricsim_core::{RouterId, Time};
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
 use fabricsim_stats::Observer;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+
+pub(crate) mod replicate;
 
 /// A packet's first-hop hint that marks it as a multicast packet.
 pub const MCAST_HINT: u8 = 0xFD;
@@ -288,10 +290,10 @@ impl<O: Observer> Core<O> {
 
     /// Packets in switch `r`'s input buffers (the load HLSE compares).
     fn switch_load(&self, r: RouterId) -> u64 {
-        let (first, last) = (self.graph.port_offset[r.index()] * self.vcs, self.graph.port_offset[r.index() + 1] * self.vcs);
+        let (first, last) = (self.graph.port_offset[r.index()] * self.fabric.vcs, self.graph.port_offset[r.index() + 1] * self.fabric.vcs);
         let mut n = 0;
         for q in first..last {
-            let mut p = self.vcq[q as usize].head;
+            let mut p = self.fabric.vcq[q as usize].head;
             while p != crate::packet::PacketId::NIL {
                 n += 1;
                 p = self.packets.get(p).next;
@@ -355,11 +357,11 @@ impl<O: Observer> Core<O> {
         match x {
             Step::Finish { rank, tag } => {
                 unit.done.push((rank, tag));
-                self.due = true;
+                self.phase.due = true;
             }
             Step::Send { rank, group, bytes, seq } => {
                 unit.sending.push((group, seq, rank, bytes));
-                self.due = true;
+                self.phase.due = true;
             }
         }
     }

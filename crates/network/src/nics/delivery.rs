@@ -15,7 +15,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn deliver(&mut self, pkt: PacketId) -> Option<Delivered> {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
-        let bits = &mut self.delivered_bits[p.src as usize];
+        let bits = &mut self.nics.delivered_bits[p.src as usize];
         let word = (p.seq / 64) as usize;
         if word >= bits.len() {
             bits.resize(word + 1 + word / 2, 0);
@@ -28,20 +28,20 @@ impl<O: Observer> Core<O> {
         }
         bits[word] |= bit;
         self.packets.remove(pkt);
-        self.in_network -= 1;
-        self.last_progress = now;
-        self.out.packets_delivered += 1;
+        self.meter.in_network -= 1;
+        self.meter.last_progress = now;
+        self.meter.out.packets_delivered += 1;
         // (Packets routed deterministically by request never had a choice: not counted.)
         let chose = p.zone & (fabricsim_routing::adaptive::DETERMINISTIC | fabricsim_routing::classes::CLASS_VC) == 0;
-        self.out.packets_escaped += (p.escaped && chose) as u64;
-        self.out.bytes_delivered += p.payload as u64;
-        if now >= self.window_start && now < self.window_end {
-            self.out.window_bytes += p.payload as u64;
-            if now < self.window_start + (self.window_end - self.window_start) / 2 {
-                self.out.window_bytes_first_half += p.payload as u64;
+        self.meter.out.packets_escaped += (p.escaped && chose) as u64;
+        self.meter.out.bytes_delivered += p.payload as u64;
+        if now >= self.meter.window_start && now < self.meter.window_end {
+            self.meter.out.window_bytes += p.payload as u64;
+            if now < self.meter.window_start + (self.meter.window_end - self.meter.window_start) / 2 {
+                self.meter.out.window_bytes_first_half += p.payload as u64;
             }
         }
-        let m = self.messages.get_mut(p.msg);
+        let m = self.nics.messages.get_mut(p.msg);
         m.delivered += p.payload as u64;
         self.obs.on_deliver(Time(now), NodeId(p.dst), p.payload, Time(now - m.created));
         let measured = m.measured;
@@ -50,7 +50,7 @@ impl<O: Observer> Core<O> {
         // packet's are the same value, recorded once (see `Core::single_latency`).
         let single = m.delivered == p.payload as u64 && m.delivered >= m.bytes && rx == 0;
         if measured {
-            let h = if single { &mut self.single_latency } else { &mut self.out.packet_latency };
+            let h = if single { &mut self.meter.single_latency } else { &mut self.meter.out.packet_latency };
             h.record(Time(now - m.created));
         }
         if m.delivered < m.bytes {
@@ -69,23 +69,23 @@ impl<O: Observer> Core<O> {
     /// completes the Get to the initiator's workload.
     pub(crate) fn complete(&mut self, msg: u32, record: bool) -> Option<Delivered> {
         let now = self.queue.now().ps();
-        let m = *self.messages.get(msg);
+        let m = *self.nics.messages.get(msg);
         let measured = m.measured;
-        self.messages.remove(msg);
-        self.out.messages_delivered += 1;
+        self.nics.messages.remove(msg);
+        self.meter.out.messages_delivered += 1;
         if measured {
-            self.measured_outstanding -= 1;
+            self.meter.measured_outstanding -= 1;
             if record {
-                self.out.message_latency.record(Time(now - m.created));
+                self.meter.out.message_latency.record(Time(now - m.created));
             }
         }
         // The stopping rules can only have become true if one of these counts reached zero.
-        if self.measured_outstanding == 0 || self.messages.live() == 0 {
-            self.check_stop = true;
+        if self.meter.measured_outstanding == 0 || self.nics.messages.live() == 0 {
+            self.meter.check_stop = true;
         }
         match m.op {
             GET_REQUEST => {
-                let g = *self.gets.get(m.tag as u32);
+                let g = *self.nics.gets.get(m.tag as u32);
                 self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, (0, crate::packet::ANY_ENGINE, 0));
                 None
             }
@@ -104,8 +104,8 @@ impl<O: Observer> Core<O> {
                 None
             }
             GET_RESPONSE => {
-                let g = *self.gets.get(m.tag as u32);
-                self.gets.remove(m.tag as u32);
+                let g = *self.nics.gets.get(m.tag as u32);
+                self.nics.gets.remove(m.tag as u32);
                 let d = Delivered {
                     src: Rank(g.initiator),
                     dst: Rank(g.target),
@@ -137,9 +137,9 @@ impl<O: Observer> Core<O> {
     #[inline]
     pub(crate) fn hand_over(&mut self, d: Delivered, sent: bool, polled: bool) {
         // A workload that does not listen still has its core poll (and pay for) completions.
-        if self.listen || sent || self.p.poll_overhead.ps() > 0 {
-            self.handover.push(Handover { d, sent, polled });
-            self.due = true;
+        if self.nics.listen || sent || self.p.poll_overhead.ps() > 0 {
+            self.phase.handover.push(Handover { d, sent, polled });
+            self.phase.due = true;
         }
     }
 
@@ -147,10 +147,10 @@ impl<O: Observer> Core<O> {
     /// cost (one completion at a time); the workload hears of it then.
     pub(crate) fn poll_later(&mut self, d: Delivered) {
         let rank = if d.op == Op::Get { d.src } else { d.dst };
-        let core = &mut self.core_free[rank.index()];
+        let core = &mut self.nics.core_free[rank.index()];
         *core = (*core).max(self.queue.now().ps()) + self.p.poll_overhead.ps();
         let at = *core;
-        let note = self.notes.insert(d);
+        let note = self.nics.notes.insert(d);
         self.queue.schedule(Time(at), Ev::Polled(note));
     }
 }

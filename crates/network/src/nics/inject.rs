@@ -1,10 +1,10 @@
 //! Network interface: a FIFO of messages per node, cut into packets on demand and pushed into
 //! the router by the node's injection engines.
 
-use crate::channel;
+use crate::fabric::channel;
+use crate::fabric::records::InputVcId;
 use crate::packet::{hardware_op, GetState, Message, Packet, PacketId, ANY_ENGINE, CLASS_CHUNK, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::params::EngineChoice;
-use crate::records::InputVcId;
 use crate::sim::{hop_ahead, lane, Core, Ev};
 use fabricsim_core::{prefetch, NodeId, Time};
 use fabricsim_nic::Rank;
@@ -15,7 +15,7 @@ impl<O: Observer> Core<O> {
     /// the target's NIC answers it (see `Core::complete`).
     pub(crate) fn post_get(&mut self, initiator: u32, target: u32, bytes: u64, tag: u64, hint: u8, class: u8) {
         let created = self.queue.now().ps();
-        let g = self.gets.insert(GetState { initiator, target, bytes, tag, created, class });
+        let g = self.nics.gets.insert(GetState { initiator, target, bytes, tag, created, class });
         self.send(initiator, target, fabricsim_nic::GET_REQUEST_BYTES, g as u64, hint, class, GET_REQUEST, (0, ANY_ENGINE, 0));
     }
 
@@ -27,12 +27,12 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         // The hardware's own signals (barrier gates, class-route chunks) are not traffic the
         // run measures.
-        let measured = now >= self.window_start && now < self.window_end && !hardware_op(op);
+        let measured = now >= self.meter.window_start && now < self.meter.window_end && !hardware_op(op);
         let bytes = bytes.max(1);
         let uncached = self.p.memory_bandwidth.is_some() && bytes > self.p.cache_bytes;
         // Class messages, deterministic, keep to their pair's engine (see `deal`).
         let route = self.class_route(prio, route);
-        let m = self.messages.insert(Message {
+        let m = self.nics.messages.insert(Message {
             src,
             dst,
             bytes,
@@ -51,7 +51,7 @@ impl<O: Observer> Core<O> {
             route,
         });
         if measured {
-            self.measured_outstanding += 1;
+            self.meter.measured_outstanding += 1;
         }
         // Sender-side costs: the posting rank's core runs the software part, one message after
         // another (a rank that posts twenty messages pays twenty in a row); the NIC's part
@@ -71,17 +71,17 @@ impl<O: Observer> Core<O> {
         // order they come in).
         if op == GET_RESPONSE {
             let node = self.node(src);
-            self.answered.push(&mut self.messages, node, m);
+            self.nics.answered.push(&mut self.nics.messages, node, m);
             self.queue.schedule_on(lane::MSG_READY, Time(now + nic), Ev::AnswerReady(node));
         } else {
             let start = if host > 0 {
-                let core = &mut self.core_free[src as usize];
+                let core = &mut self.nics.core_free[src as usize];
                 *core = (*core).max(now) + host;
                 *core
             } else {
                 now
             };
-            self.posted.push(&mut self.messages, src, m);
+            self.nics.posted.push(&mut self.nics.messages, src, m);
             self.queue.schedule_on(lane::MSG_READY, Time(start + nic), Ev::MsgReady(src));
         }
     }
@@ -91,8 +91,8 @@ impl<O: Observer> Core<O> {
     /// deterministic bit; otherwise `route` without the class bits.
     #[inline]
     pub(crate) fn class_route(&self, prio: u8, route: u8) -> u8 {
-        if prio > 0 && self.class_vcs > 0 {
-            fabricsim_nic::ROUTE_DETERMINISTIC | fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.class_vcs - 1)
+        if prio > 0 && self.fabric.class_vcs > 0 {
+            fabricsim_nic::ROUTE_DETERMINISTIC | fabricsim_routing::classes::CLASS_VC | (prio - 1).min(self.fabric.class_vcs - 1)
         } else {
             route & !fabricsim_routing::classes::CLASS_VC
         }
@@ -100,13 +100,13 @@ impl<O: Observer> Core<O> {
 
     /// The oldest message posted by rank `src` has finished its sender-side processing.
     pub(crate) fn message_ready(&mut self, src: u32) {
-        let m = self.posted.pop(&mut self.messages, src);
+        let m = self.nics.posted.pop(&mut self.nics.messages, src);
         self.enqueue_message(self.node(src), m);
     }
 
     /// The oldest Get data posted by `node`'s NIC is ready to go.
     pub(crate) fn answer_ready(&mut self, node: u32) {
-        let m = self.answered.pop(&mut self.messages, node);
+        let m = self.nics.answered.pop(&mut self.nics.messages, node);
         self.enqueue_message(node, m);
     }
 
@@ -116,16 +116,16 @@ impl<O: Observer> Core<O> {
     /// no difference: the instant's last event, nothing else waiting for the phase, one engine
     /// and one rank per node (the phase would then deal this message alone and inject it).
     pub(crate) fn enqueue_message(&mut self, src: u32, m: u32) {
-        self.queued[src as usize] += 1;
-        if self.graph.engines == 1 && self.rank_node.is_empty() && !self.due && !self.queue.instant_pending() {
+        self.nics.queued[src as usize] += 1;
+        if self.graph.engines == 1 && self.nics.rank_node.is_empty() && !self.phase.due && !self.queue.instant_pending() {
             // As from the phase: every credit return of the instant counts. Later sends of the
             // same handler find the engine as the phase would have left it.
             self.queue.end_of_instant();
             self.deal(src, m);
             self.try_inject(src);
         } else {
-            self.arrivals.push(m);
-            self.due = true;
+            self.nics.arrivals.push(m);
+            self.phase.due = true;
         }
     }
 
@@ -134,13 +134,13 @@ impl<O: Observer> Core<O> {
     /// its engine goes there, and leaves the round-robin as it was.
     fn deal(&mut self, node: u32, m: u32) {
         let e_count = self.graph.engines;
-        let msg = self.messages.get(m);
+        let msg = self.nics.messages.get(m);
         let (chosen, pair, route) = (msg.engine, msg.src.wrapping_add(msg.dst), msg.route);
         let base = (node * e_count) as usize;
         let e = if chosen != ANY_ENGINE {
             chosen as u32 % e_count
         } else {
-            let start = self.nic_rr[node as usize];
+            let start = self.nics.nic_rr[node as usize];
             // A deterministic message keeps to its pair's engine, so a pair's messages stay in
             // order whatever the choice for the others.
             let choice = if route & fabricsim_nic::ROUTE_DETERMINISTIC != 0 { EngineChoice::Pair } else { self.p.engine_choice };
@@ -148,27 +148,27 @@ impl<O: Observer> Core<O> {
                 EngineChoice::RoundRobin => start,
                 EngineChoice::Pair => pair % e_count,
                 EngineChoice::ShortestQueue => {
-                    let q = &self.engine_queued[base..base + e_count as usize];
+                    let q = &self.nics.engine_queued[base..base + e_count as usize];
                     (0..e_count).map(|k| (start + k) % e_count).min_by_key(|&e| q[e as usize]).unwrap_or(start)
                 }
             };
             if choice != EngineChoice::Pair {
-                self.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+                self.nics.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
             }
             e
         };
         let qi = base + e as usize;
-        self.engine_queued[qi] += 1;
-        let t = self.nic_tail[qi];
-        let prio = self.messages.get(m).prio;
+        self.nics.engine_queued[qi] += 1;
+        let t = self.nics.nic_tail[qi];
+        let prio = self.nics.messages.get(m).prio;
         if t == NIL {
-            self.nic_head[qi] = m;
-        } else if prio > self.messages.get(t).prio {
+            self.nics.nic_head[qi] = m;
+        } else if prio > self.nics.messages.get(t).prio {
             return self.queue_ahead(qi, m, prio);
         } else {
-            self.messages.get_mut(t).next = m;
+            self.nics.messages.get_mut(t).next = m;
         }
-        self.nic_tail[qi] = m;
+        self.nics.nic_tail[qi] = m;
     }
 
     /// Queue message `m` of class `prio` on engine queue `qi` ahead of every message of a lower
@@ -177,15 +177,15 @@ impl<O: Observer> Core<O> {
     /// normal). A message under way resumes after it.
     #[inline(never)]
     fn queue_ahead(&mut self, qi: usize, m: u32, prio: u8) {
-        let (mut prev, mut cur) = (NIL, self.nic_head[qi]);
-        while cur != NIL && self.messages.get(cur).prio >= prio {
-            (prev, cur) = (cur, self.messages.get(cur).next);
+        let (mut prev, mut cur) = (NIL, self.nics.nic_head[qi]);
+        while cur != NIL && self.nics.messages.get(cur).prio >= prio {
+            (prev, cur) = (cur, self.nics.messages.get(cur).next);
         }
-        self.messages.get_mut(m).next = cur;
+        self.nics.messages.get_mut(m).next = cur;
         if prev == NIL {
-            self.nic_head[qi] = m;
+            self.nics.nic_head[qi] = m;
         } else {
-            self.messages.get_mut(prev).next = m;
+            self.nics.messages.get_mut(prev).next = m;
         }
     }
 
@@ -193,25 +193,25 @@ impl<O: Observer> Core<O> {
     /// data, then by posting rank (a stable sort: a rank's messages keep their order), and let
     /// those nodes inject.
     pub(crate) fn deal_arrivals(&mut self) {
-        let mut list = std::mem::take(&mut self.arrivals);
+        let mut list = std::mem::take(&mut self.nics.arrivals);
         // A rank's posts keep their order (equal keys, stable sort); Get data (several may leave
         // one target in an instant) is told apart by the Get it answers.
         let key = |c: &Self, m: u32| {
-            let msg = c.messages.get(m);
+            let msg = c.nics.messages.get(m);
             let get = (msg.op == GET_RESPONSE).then(|| {
-                let g = c.gets.get(msg.tag as u32);
+                let g = c.nics.gets.get(msg.tag as u32);
                 (g.initiator, g.created, g.tag, g.bytes)
             });
             (c.node(msg.src), msg.op == GET_RESPONSE, msg.src, get)
         };
         list.sort_by_key(|&m| key(self, m));
         for &m in &list {
-            let node = self.node(self.messages.get(m).src);
+            let node = self.node(self.nics.messages.get(m).src);
             self.deal(node, m);
             self.post_injection(node);
         }
         list.clear();
-        self.arrivals = list;
+        self.nics.arrivals = list;
     }
 
     /// Start packets on every idle engine that has a message and credit.
@@ -222,116 +222,180 @@ impl<O: Observer> Core<O> {
     }
 
     /// Start one packet on engine `e` of `node` if it is idle, has a message and has credit.
-    fn try_inject_engine(&mut self, node: u32, e: u32) {
-        let now = self.queue.now().ps();
-        let e_count = self.graph.engines;
-        let tp = self.total_ports();
-        let qi = (node * e_count + e) as usize;
-        let m = self.nic_head[qi];
-        if m == NIL {
-            return;
-        }
-        let ps = tp + node * e_count + e;
-        let msg = *self.messages.get(m);
-        let dst = self.node(msg.dst);
-        let cap = if msg.route & fabricsim_routing::classes::CLASS_VC != 0 { self.class_payload } else { self.p.max_payload() };
-        let payload = (msg.bytes - msg.packetized).min(cap as u64) as u32;
-        let wire = self.p.format.wire(payload);
+    /// Whether engine `qi` (pseudo-port `ps`) is still sending, or held by a paced flow: if so it
+    /// is woken when it frees (one wake-up per busy period, and only for an engine with something
+    /// to send: most packets find their engine's queue empty when they leave it).
+    #[inline(always)]
+    fn engine_busy(&mut self, ps: u32, qi: usize, now: u64) -> bool {
         // A paced flow holds its engine for its packets' wire size at the flow's rate.
-        let busy_until = self.outs[ps as usize].busy_until.max(self.paced_until[qi]);
-        if busy_until > now {
-            // Come back when the engine frees: one wake-up per busy period, and only for an
-            // engine with something to send (most packets find their engine's queue empty
-            // when they leave it, and then no wake-up is needed).
-            if self.engine_wake[qi] != busy_until {
-                self.engine_wake[qi] = busy_until;
-                self.queue.schedule_on(lane::ENGINE_FREE, Time(busy_until), Ev::EngineFree(ps));
-            }
-            return;
+        let busy_until = self.fabric.outs[ps as usize].busy_until.max(self.nics.paced_until[qi]);
+        if busy_until <= now {
+            return false;
         }
-        // The router input VC the packet enters, chosen like any hop (see `injection_vc`).
-        let seq = self.next_seq[node as usize];
-        let Some(vc) = self.injection_vc(ps, wire, (node as u64) << 32 | seq as u64, msg.route) else {
-            // No VC has room: a credit return to any of them will call again.
-            for vc in self.routing.injection_vcs(msg.route) {
-                self.wait_for_credit(ps, vc);
-            }
-            return;
-        };
-        let vc = vc as u32;
-        let q = InputVcId(self.graph.attach[qi].0 * self.vcs + vc);
-        // Shared node resources: the host link, and main memory for uncached data.
-        let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
-        let mut blocked_until = 0;
-        if host_limited {
-            blocked_until = blocked_until.max(self.host_free[node as usize]);
+        if self.nics.engine_wake[qi] != busy_until {
+            self.nics.engine_wake[qi] = busy_until;
+            self.queue.schedule_on(lane::ENGINE_FREE, Time(busy_until), Ev::EngineFree(ps));
         }
-        if blocked_until > now {
-            // At most one pending wake-up per node (an earlier one may replace it).
-            let pending = self.nic_wake[node as usize];
-            if pending == 0 || blocked_until < pending {
-                self.nic_wake[node as usize] = blocked_until;
-                self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
-            }
-            return;
+        true
+    }
+
+    /// Whether the node's host link is still busy: if so the NIC is woken when it frees (at most
+    /// one pending wake-up per node; an earlier one may replace it).
+    #[inline(always)]
+    fn host_busy(&mut self, node: u32, now: u64) -> bool {
+        let blocked_until = self.nics.host_free[node as usize];
+        if blocked_until <= now {
+            return false;
         }
-        // Cut the packet.
-        let mm = self.messages.get_mut(m);
+        let pending = self.nics.nic_wake[node as usize];
+        if pending == 0 || blocked_until < pending {
+            self.nics.nic_wake[node as usize] = blocked_until;
+            self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
+        }
+        true
+    }
+
+    /// Cut `payload` bytes off message `m` at the head of engine `qi`; when that was its last
+    /// packet, the message leaves the engine's queue. Returns whether it was.
+    #[inline(always)]
+    fn cut_packet(&mut self, m: u32, node: u32, qi: usize, payload: u32) -> bool {
+        let mm = self.nics.messages.get_mut(m);
         mm.packetized += payload as u64;
         let last = mm.packetized >= mm.bytes;
         if last {
-            self.queued[node as usize] -= 1;
-            self.engine_queued[qi] -= 1;
+            self.nics.queued[node as usize] -= 1;
+            self.nics.engine_queued[qi] -= 1;
             let next = mm.next;
-            self.nic_head[qi] = next;
+            self.nics.nic_head[qi] = next;
             if next == NIL {
-                self.nic_tail[qi] = NIL;
-            } else if let Some(n) = self.messages.slots().get(next as usize) {
+                self.nics.nic_tail[qi] = NIL;
+            } else if let Some(n) = self.nics.messages.slots().get(next as usize) {
                 // The engine's next message was queued long ago (a backlog under saturation):
                 // ask for its record now, a packet time before the engine reads it.
                 prefetch(n);
             }
         }
-        if host_limited {
-            let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
-            self.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
-        }
-        // Uncached data must first be read from memory: the packet starts once its data is read.
-        let mut start = now;
-        if msg.uncached {
-            start = self.reserve_memory(node, payload, false);
-        }
-        let ser = self.timing.serialization(channel::ENGINE, wire);
-        if last && self.notify_sent && msg.op == PUT {
-            // Local completion: the last packet has left the engine when its serialisation ends.
-            let d = fabricsim_nic::Delivered {
-                src: Rank(msg.src),
-                dst: Rank(msg.dst),
-                bytes: msg.bytes,
-                op: fabricsim_nic::Op::Put,
-                tag: msg.tag,
-                created: Time(msg.created),
-                delivered: Time(start + ser),
-            };
-            let note = self.notes.insert(d);
-            self.queue.schedule_on(lane::ENGINE_FREE, Time(start + ser), Ev::Sent(note));
-        }
-        // A class-route chunk leaves the router's collective logic: no NIC in the way.
-        let lat = if msg.op == CLASS_CHUNK { 0 } else { self.timing.latency(channel::ENGINE) };
-        self.next_seq[node as usize] = seq.wrapping_add(1);
-        // Lookahead routing (see `grant`): the first router's output, when the routing gives a
-        // single hop for its header (no hint, routing selector 0).
-        let (mut out, mut out_vc) = (NIL, 0);
-        if self.lookahead && msg.hint == NO_HINT && msg.route == 0 {
+        last
+    }
+
+    /// A Put's local completion: its last packet has left the engine at `at`, the end of its
+    /// serialisation.
+    fn note_sent(&mut self, msg: &Message, at: u64) {
+        let d = fabricsim_nic::Delivered {
+            src: Rank(msg.src),
+            dst: Rank(msg.dst),
+            bytes: msg.bytes,
+            op: fabricsim_nic::Op::Put,
+            tag: msg.tag,
+            created: Time(msg.created),
+            delivered: Time(at),
+        };
+        let note = self.nics.notes.insert(d);
+        self.queue.schedule_on(lane::ENGINE_FREE, Time(at), Ev::Sent(note));
+    }
+
+    /// Lookahead routing (see `grant`): the first router's output and VC for a packet of `msg`
+    /// entering on `vc`, when the routing gives a single hop for its header (no hint, routing
+    /// selector 0); `(NIL, 0)` otherwise.
+    #[inline(always)]
+    fn first_hop_ahead(&self, msg: &Message, qi: usize, vc: u8, node: u32, dst: u32) -> (u32, u8) {
+        if self.fabric.lookahead && msg.hint == NO_HINT && msg.route == 0 {
             let port = self.graph.attach[qi].0;
-            if let Some(hop) = hop_ahead(self.router_div, &self.graph, &self.routing, port, vc as u8, node, dst) {
-                (out, out_vc) = hop;
+            if let Some(hop) = hop_ahead(self.fabric.router_div, &self.graph, &self.routing, port, vc, node, dst) {
+                return hop;
             }
         }
+        (NIL, 0)
+    }
+
+    /// The node's host link carries `payload` bytes from `now` (and its per-packet overhead).
+    #[inline(always)]
+    fn hold_host(&mut self, node: u32, now: u64, payload: u32) {
+        let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
+        self.nics.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
+    }
+
+    /// Engine `qi` (pseudo-port `ps`) sends a packet of `wire` bytes from `start` to `end`; a
+    /// paced flow (`pace`, see `Message::pace`) holds it longer. Returns when it is free again.
+    #[inline(always)]
+    fn hold_engine(&mut self, ps: u32, qi: usize, start: u64, end: u64, wire: u32, pace: u32) -> u64 {
+        self.fabric.outs[ps as usize].busy_until = end;
+        if pace == 0 {
+            return end;
+        }
+        self.nics.paced_until[qi] = start + (wire as u64 * pace as u64).div_ceil(1024);
+        end.max(self.nics.paced_until[qi])
+    }
+
+    /// The payload and wire size of the next packet cut from `msg` (a class-VC message's packets
+    /// may be smaller: its buffers are).
+    #[inline(always)]
+    fn next_packet_size(&self, msg: &Message) -> (u32, u32) {
+        let cap = if msg.route & fabricsim_routing::classes::CLASS_VC != 0 { self.fabric.class_payload } else { self.p.max_payload() };
+        let payload = (msg.bytes - msg.packetized).min(cap as u64) as u32;
+        (payload, self.p.format.wire(payload))
+    }
+
+    /// The router input VC an engine's packet enters (see `injection_vc`); when none has room
+    /// the engine waits for a credit return to any of them, which will call again.
+    #[inline(always)]
+    fn injection_vc_or_wait(&mut self, ps: u32, wire: u32, key: u64, route: u8) -> Option<u8> {
+        let vc = self.injection_vc(ps, wire, key, route);
+        if vc.is_none() {
+            for vc in self.routing.injection_vcs(route) {
+                self.wait_for_credit(ps, vc);
+            }
+        }
+        vc
+    }
+
+    fn try_inject_engine(&mut self, node: u32, e: u32) {
+        let now = self.queue.now().ps();
+        let e_count = self.graph.engines;
+        let qi = (node * e_count + e) as usize;
+        let m = self.nics.nic_head[qi];
+        if m == NIL {
+            return;
+        }
+        let ps = self.total_ports() + node * e_count + e;
+        let msg = *self.nics.messages.get(m);
+        let dst = self.node(msg.dst);
+        let (payload, wire) = self.next_packet_size(&msg);
+        if self.engine_busy(ps, qi, now) {
+            return;
+        }
+        // The router input VC the packet enters, chosen like any hop (see `injection_vc`).
+        let seq = self.nics.next_seq[node as usize];
+        let Some(vc) = self.injection_vc_or_wait(ps, wire, (node as u64) << 32 | seq as u64, msg.route) else {
+            return;
+        };
+        let vc = vc as u32;
+        let q = InputVcId(self.graph.attach[qi].0 * self.fabric.vcs + vc);
+        // Shared node resources: the host link, and main memory for uncached data.
+        let host_limited = self.p.host_bandwidth.is_some() || self.p.host_packet_overhead.ps() > 0;
+        if host_limited && self.host_busy(node, now) {
+            return;
+        }
+        let last = self.cut_packet(m, node, qi, payload);
+        if host_limited {
+            self.hold_host(node, now, payload);
+        }
+        // Uncached data must first be read from memory: the packet starts once its data is read.
+        let start = if msg.uncached { self.reserve_memory(node, payload, false) } else { now };
+        let ser = self.fabric.timing.serialization(channel::ENGINE, wire);
+        if last && self.nics.notify_sent && msg.op == PUT {
+            self.note_sent(&msg, start + ser);
+        }
+        // A class-route chunk leaves the router's collective logic: no NIC in the way.
+        let lat = if msg.op == CLASS_CHUNK { 0 } else { self.fabric.timing.latency(channel::ENGINE) };
+        self.nics.next_seq[node as usize] = seq.wrapping_add(1);
+        // Lookahead routing (see `grant`): the first router's output, when the routing gives a
+        // single hop for its header (no hint, routing selector 0).
+        let (out, out_vc) = self.first_hop_ahead(&msg, qi, vc as u8, node, dst);
         let ready = start + lat + self.p.terminal_router_delay.ps();
         // Behind a queued packet the head-ready event would find nothing to do: the release of
         // the packet ahead will see to this one (see `Core::grant`).
-        let first = self.vcq[q.index()].tail == PacketId::NIL;
+        let first = self.fabric.vcq[q.index()].tail == PacketId::NIL;
         let pkt = self.packets.insert(Packet {
             seq,
             src: node,
@@ -355,21 +419,14 @@ impl<O: Observer> Core<O> {
         });
         self.push_q(q, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);
-        self.vcq[q.index()].credit.free -= self.charge(vc as u8, wire);
-        self.outs[ps as usize].busy_until = start + ser;
-        let mut free_at = start + ser;
-        if msg.pace > 0 {
-            self.paced_until[qi] = start + (wire as u64 * msg.pace as u64).div_ceil(1024);
-            free_at = free_at.max(self.paced_until[qi]);
-        }
-        self.in_network += 1;
-        self.out.packets_injected += 1;
-        self.last_progress = self.last_progress.max(ready.max(start + ser));
+        self.fabric.vcq[q.index()].credit.free -= self.charge(vc as u8, wire);
+        let free_at = self.hold_engine(ps, qi, start, start + ser, wire, msg.pace);
+        self.meter.injected(ready.max(start + ser));
         if first {
             self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
         }
-        if self.nic_head[qi] != NIL {
-            self.engine_wake[qi] = free_at;
+        if self.nics.nic_head[qi] != NIL {
+            self.nics.engine_wake[qi] = free_at;
             self.queue.schedule_on(lane::ENGINE_FREE, Time(free_at), Ev::EngineFree(ps));
         }
     }

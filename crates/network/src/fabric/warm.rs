@@ -40,18 +40,18 @@ impl<O: Observer> Core<O> {
             prefetch(p);
         }
         if let Some(p) = at(2 * k) {
-            if let Some(v) = self.vcq.get(p.q.index()) {
+            if let Some(v) = self.fabric.vcq.get(p.q.index()) {
                 prefetch(v);
             }
-            if let Some(o) = self.outs.get(p.out as usize) {
+            if let Some(o) = self.fabric.outs.get(p.out as usize) {
                 prefetch(o);
             }
         }
         if let Some(p) = at(k) {
-            if let Some(o) = self.outs.get(p.out as usize) {
+            if let Some(o) = self.fabric.outs.get(p.out as usize) {
                 // An ejection port's `peer` names a node, not a buffer: the hint then fetches a
                 // line nobody needs, which costs less than a branch that mispredicts.
-                if let Some(d) = self.vcq.get(o.peer.wrapping_mul(self.vcs).wrapping_add(p.out_vc as u32) as usize) {
+                if let Some(d) = self.fabric.vcq.get(o.peer.wrapping_mul(self.fabric.vcs).wrapping_add(p.out_vc as u32) as usize) {
                     prefetch(d);
                 }
             }
@@ -68,15 +68,15 @@ impl<O: Observer> Core<O> {
             let node = self.node(rank);
             let e = self.graph.engines;
             let first = (node * e) as usize;
-            if let Some(o) = self.outs.get(self.total_ports() as usize + first) {
+            if let Some(o) = self.fabric.outs.get(self.total_ports() as usize + first) {
                 prefetch(o);
             }
             if let Some(&gp) = self.graph.attach.get(first) {
-                if let Some(v) = self.vcq.get((gp.0 * self.vcs) as usize) {
+                if let Some(v) = self.fabric.vcq.get((gp.0 * self.fabric.vcs) as usize) {
                     prefetch(v);
                 }
             }
-            if let Some(m) = self.messages.next_slot() {
+            if let Some(m) = self.nics.messages.next_slot() {
                 prefetch(m);
             }
             if let Some(p) = self.packets.next_slot() {
@@ -93,7 +93,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn warm_out_free(&self) {
         let k = AHEAD;
         let slots = self.packets.slots();
-        let vc_of = |out: u32, bit: u8| self.vcq.get((self.first_vc_of(out) + bit as u32) as usize);
+        let vc_of = |out: u32, bit: u8| self.fabric.vcq.get((self.first_vc_of(out) + bit as u32) as usize);
         if let Some(&Ev::OutFree { out, bit }) = self.queue.lane_ahead(lane::OUT_FREE, 3 * k) {
             if let Some(v) = vc_of(out, bit) {
                 prefetch(v);
@@ -115,16 +115,16 @@ impl<O: Observer> Core<O> {
         match self.queue.lane_ahead(lane::OUT_FREE, k) {
             Some(&Ev::OutFree { out, bit }) => {
                 let next = vc_of(out, bit).and_then(|v| slots.get(v.head.index()));
-                if let Some(o) = next.and_then(|p| self.outs.get(p.out as usize)) {
+                if let Some(o) = next.and_then(|p| self.fabric.outs.get(p.out as usize)) {
                     prefetch(o);
                 }
             }
             Some(&Ev::EjectDone(pkt)) => {
                 if let Some(p) = slots.get(pkt.index()) {
-                    if let Some(m) = self.messages.slots().get(p.msg as usize) {
+                    if let Some(m) = self.nics.messages.slots().get(p.msg as usize) {
                         prefetch(m);
                     }
-                    if let Some(v) = self.vcq.get(p.q.index()) {
+                    if let Some(v) = self.fabric.vcq.get(p.q.index()) {
                         prefetch(v);
                     }
                 }

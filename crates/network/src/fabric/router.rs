@@ -1,16 +1,19 @@
 //! Router behaviour: a ready head packet picks an output (routing + selection), outputs
 //! arbitrate among requesting input VCs, grants move packets one hop, and finished
-//! transmissions return credits upstream (see [`crate::records`] for where credits live).
+//! transmissions return credits upstream (see [`crate::fabric::records`] for where credits live).
 //!
 //! These handlers run once or more per hop. The longest, `grant`, binds the arrays it touches to
 //! local slices first: indexing a local slice keeps its address and length in registers, where
 //! going through `self` on every access makes the compiler reload both (and re-check the bound)
 //! after each store.
 
-use crate::channel;
-use crate::link;
+use crate::fabric::channel;
+use crate::fabric::link;
+use crate::fabric::records::{credit_seen, InputVcId, OutPort, Stall, ADAPTIVE, BUBBLE, BUSY, NO_RETURN, WAITING};
+use crate::fabric::Fabric;
+use crate::meter::Meter;
+use crate::nics::Nics;
 use crate::packet::{PacketId, NIL, NO_HINT};
-use crate::records::{credit_seen, InputVcId, ADAPTIVE, BUBBLE, BUSY, NO_RETURN, WAITING};
 use crate::sim::{hop_ahead, lane, reserve_memory, Core, CreditReturn, Ev};
 use fabricsim_core::{NodeId, PortId, RouterId, Time};
 use fabricsim_routing::{Header, Hop, Selection};
@@ -21,7 +24,7 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     pub(crate) fn on_ready(&mut self, pkt: PacketId) {
         let q = self.packets.get(pkt).q;
-        let v = &self.vcq[q.index()];
+        let v = &self.fabric.vcq[q.index()];
         if v.head == pkt && !v.busy() {
             self.request(pkt, true);
         }
@@ -31,12 +34,12 @@ impl<O: Observer> Core<O> {
     /// return that has arrived.
     #[inline(always)]
     pub(crate) fn credit(&mut self, out: u32, vc: u8) -> u32 {
-        let o = &self.outs[out as usize];
+        let o = &self.fabric.outs[out as usize];
         if o.class == channel::TERMINAL {
             return u32::MAX;
         }
         let seen = credit_seen(&self.queue);
-        let c = &mut self.vcq[(o.peer * self.vcs + vc as u32) as usize].credit;
+        let c = &mut self.fabric.vcq[(o.peer * self.fabric.vcs + vc as u32) as usize].credit;
         c.absorb(seen);
         c.free
     }
@@ -76,17 +79,17 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         let p = self.packets.get(pkt);
         let (q, size, prio) = (p.q, p.wire_bytes, p.prio);
-        let v = &mut self.vcq[q.index()];
+        let v = &mut self.fabric.vcq[q.index()];
         (v.bytes, v.out_vc, v.prio) = (size, vc, prio);
         v.flags = (v.flags & !(BUBBLE | ADAPTIVE)) | kind;
-        let need = v.need(self.slots);
-        let o = &self.outs[out as usize];
+        let need = v.need(self.fabric.slots);
+        let o = &self.fabric.outs[out as usize];
         // The request bit is the input VC's index within the router.
         let bit = q.0 - o.qbase;
         if alone
             && !o.requested()
             && o.busy_until <= now
-            && !self.due
+            && !self.phase.due
             && !self.queue.instant_pending()
             && self.credit(out, vc) >= need
             && self.input_free(q, now)
@@ -95,10 +98,10 @@ impl<O: Observer> Core<O> {
             self.grant(out, bit, q);
             return;
         }
-        let o = &mut self.outs[out as usize];
+        let o = &mut self.fabric.outs[out as usize];
         o.add_request(bit);
         let idle = o.busy_until <= now;
-        self.requested[out as usize / 64] |= 1 << (out % 64);
+        self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if idle {
             self.post_arbitration(out);
         }
@@ -112,7 +115,7 @@ impl<O: Observer> Core<O> {
     fn route_here(&mut self, pkt: PacketId) -> Option<(u32, u8)> {
         let p = self.packets.get(pkt);
         let (q, src, dst, hint, zone) = (p.q, p.src, p.dst, p.hint, p.zone);
-        let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
+        let (in_port, in_vc) = self.fabric.vcs_div.div_rem(q.0);
         if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 {
             return None;
         }
@@ -129,21 +132,21 @@ impl<O: Observer> Core<O> {
     /// ascending order of input VC, so each choice sees the requests of the choices before it.
     pub(crate) fn select(&mut self, pkt: PacketId) {
         let p = self.packets.get(pkt);
-        if p.hint >= crate::multicast::MCAST_HINT && p.hint != crate::packet::NO_HINT {
-            return if p.hint == crate::agent::SINK_HINT { self.request_sink(pkt) } else { self.request_multicast(pkt) };
+        if p.hint >= crate::hardware::multicast::MCAST_HINT && p.hint != crate::packet::NO_HINT {
+            return if p.hint == crate::hardware::agent::SINK_HINT { self.request_sink(pkt) } else { self.request_multicast(pkt) };
         }
         let hdr = Header { src: NodeId(p.src), dst: NodeId(p.dst), hint: p.hint, zone: p.zone, escaped: p.escaped };
         let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
-        let (in_port, in_vc) = self.vcs_div.div_rem(q.0);
+        let (in_port, in_vc) = self.fabric.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
-        self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.cands);
+        self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.fabric.cands);
         let (h, take) = self.choose(router, base, size, id);
-        if !take && self.sleepers.is_some() && self.sleep(pkt, q, router, base) {
+        if !take && self.fabric.sleepers.is_some() && self.sleep(pkt, q, router, base) {
             return;
         }
         let out = base + h.port;
         // (An ejection is the escape routing's hop too: it does not count as escaping.)
-        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive() && self.outs[out as usize].class != channel::TERMINAL);
+        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive() && self.fabric.outs[out as usize].class != channel::TERMINAL);
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
         let kind = if h.bubble { BUBBLE } else { 0 } | if !h.escape && self.routing.is_adaptive() { ADAPTIVE } else { 0 };
@@ -159,13 +162,13 @@ impl<O: Observer> Core<O> {
         if vcs.len() == 1 {
             return (self.credit(engine, vcs.start) >= self.charge(vcs.start, wire)).then_some(vcs.start);
         }
-        self.cands.clear();
-        self.cands.push_vcs(0, vcs);
+        self.fabric.cands.clear();
+        self.fabric.cands.push_vcs(0, vcs);
         let (h, take) = self.choose(0, engine, wire, id);
         take.then_some(h.vc)
     }
 
-    /// Selection among the candidate hops in `self.cands` at `router` (first global port
+    /// Selection among the candidate hops in `self.fabric.cands` at `router` (first global port
     /// `base`) for a packet of `size` wire bytes and id `id` (see [`fabricsim_routing::Selection`]).
     /// Every policy prefers a candidate with room downstream, and an adaptive one with room
     /// over an escape one. Also returns whether to take the hop now: it has room, or it is the
@@ -173,10 +176,10 @@ impl<O: Observer> Core<O> {
     /// free first).
     fn choose(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
         // Hops are read one at a time (copying the whole set would move its full capacity).
-        let n = self.cands.len();
+        let n = self.fabric.cands.len();
         debug_assert!(n > 0, "routing returned no candidate");
         if n == 1 {
-            return (self.cands.as_slice()[0], true);
+            return (self.fabric.cands.as_slice()[0], true);
         }
         let now = self.queue.now().ps();
         // Where the search starts: rotating with the packet's id (equivalent outputs share the
@@ -186,16 +189,16 @@ impl<O: Observer> Core<O> {
             Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
             Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
         };
-        let (selection, slot) = (self.p.selection, self.slots);
-        let mut best = (0u8, 0u32, self.cands.as_slice()[start], false);
+        let (selection, slot) = (self.p.selection, self.fabric.slots);
+        let mut best = (0u8, 0u32, self.fabric.cands.as_slice()[start], false);
         let mut i = start;
         for k in 0..n {
-            let h = self.cands.as_slice()[i];
+            let h = self.fabric.cands.as_slice()[i];
             i = if i + 1 == n { 0 } else { i + 1 };
             let out = base + h.port;
             let cred = self.credit(out, h.vc);
-            let o = &self.outs[out as usize];
-            let fits = cred >= crate::link::slot_charge(slot, h.vc, size) + if h.bubble { slot.of(h.vc) } else { 0 };
+            let o = &self.fabric.outs[out as usize];
+            let fits = cred >= crate::fabric::link::slot_charge(slot, h.vc, size) + if h.bubble { slot.of(h.vc) } else { 0 };
             let score = match selection {
                 // Room, adaptive (or, without room, escape: the one hop safe to wait for), then
                 // a free output (idle, not requested yet), then credit.
@@ -214,15 +217,15 @@ impl<O: Observer> Core<O> {
     #[inline]
     pub(crate) fn arbitrate(&mut self, out: u32) {
         // Most calls find the output busy or unrequested: that check stays inline.
-        let o = &self.outs[out as usize];
+        let o = &self.fabric.outs[out as usize];
         if o.busy_until <= self.queue.now().ps() && o.requested() {
             let mask = o.requests();
             // (A switch agent's claim is never the single requester's fast path.)
-            if mask.is_power_of_two() && mask != crate::agent::AGENT_MASK {
+            if mask.is_power_of_two() && mask != crate::hardware::agent::AGENT_MASK {
                 // One requester (the usual case): granted if it fits, no round-robin to turn.
                 let (bit, qbase) = (mask.trailing_zeros(), o.qbase);
-                let v = self.vcq[(qbase + bit) as usize];
-                if self.credit(out, v.out_vc) >= v.need(self.slots) && self.input_free(InputVcId(qbase + bit), self.queue.now().ps()) {
+                let v = self.fabric.vcq[(qbase + bit) as usize];
+                if self.credit(out, v.out_vc) >= v.need(self.fabric.slots) && self.input_free(InputVcId(qbase + bit), self.queue.now().ps()) {
                     return self.grant(out, bit, InputVcId(qbase + bit));
                 }
             }
@@ -233,21 +236,21 @@ impl<O: Observer> Core<O> {
     /// Arbitration proper, for an idle output with requests `mask` (its request mask).
     #[inline(never)]
     fn arbitrate_requests(&mut self, out: u32, mut mask: u128) {
-        if mask & crate::agent::AGENT_MASK != 0 {
+        if mask & crate::hardware::agent::AGENT_MASK != 0 {
             // A switch agent's packet goes first (the highest output priority).
             if self.agent_claims(out) {
                 return;
             }
-            mask &= !crate::agent::AGENT_MASK;
+            mask &= !crate::hardware::agent::AGENT_MASK;
             if mask == 0 {
                 return;
             }
         }
         let now = self.queue.now().ps();
-        let slot = self.slots;
+        let slot = self.fabric.slots;
         let seen = credit_seen(&self.queue);
-        let o = &self.outs[out as usize];
-        let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.vcs));
+        let o = &self.fabric.outs[out as usize];
+        let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.fabric.vcs));
         // Highest priority class first, round-robin after the last grant within it.
         let mut best: Option<(u8, u32)> = None;
         // Requesters with credit that wait for their port's shared crossbar input.
@@ -258,15 +261,15 @@ impl<O: Observer> Core<O> {
             let k = m.trailing_zeros();
             m &= m - 1;
             let bit = (k + start) % 128;
-            let p = self.vcq[(qbase + bit) as usize];
+            let p = self.fabric.vcq[(qbase + bit) as usize];
             if !terminal {
-                let c = &mut self.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize].credit;
+                let c = &mut self.fabric.vcq[ds_base.wrapping_add(p.out_vc as u32) as usize].credit;
                 c.absorb(seen);
                 if c.free < p.need(slot) {
                     continue;
                 }
             }
-            if !self.in_busy.is_empty() {
+            if !self.fabric.in_busy.is_empty() {
                 if let Err(first) = self.crossbar(InputVcId(qbase + bit), now) {
                     // Its port's crossbar input is busy (it asks again when that frees), or
                     // another of the port's VCs goes first there.
@@ -293,7 +296,7 @@ impl<O: Observer> Core<O> {
                 while m != 0 {
                     let bit = m.trailing_zeros();
                     m &= m - 1;
-                    let v = self.vcq[(qbase + bit) as usize];
+                    let v = self.fabric.vcq[(qbase + bit) as usize];
                     if held >> bit & 1 != 0 {
                         continue; // waits for its crossbar input, not for credit
                     }
@@ -304,10 +307,10 @@ impl<O: Observer> Core<O> {
                         self.wait_for_credit(out, v.out_vc);
                     }
                 }
-                let o = &mut self.outs[out as usize];
+                let o = &mut self.fabric.outs[out as usize];
                 if waiting && !o.stalled {
                     o.stalled = true;
-                    self.stall[out as usize].since = now;
+                    self.fabric.stall[out as usize].since = now;
                 }
             }
         }
@@ -315,15 +318,15 @@ impl<O: Observer> Core<O> {
 
     /// Withdraw the adaptive request of input VC `q` (request bit `bit`) for output `out`, which
     /// lacks credit: its head packet routes and chooses again, in a later phase of this instant
-    /// (by then seeing no hop with room, it sleeps until one has room, see `crate::sleep`; or,
+    /// (by then seeing no hop with room, it sleeps until one has room, see `crate::fabric::sleep`; or,
     /// with `Routing::committing`, takes the escape hop and waits there).
     #[inline(never)]
     fn choose_again(&mut self, out: u32, bit: u32, q: InputVcId) {
-        let o = &mut self.outs[out as usize];
+        let o = &mut self.fabric.outs[out as usize];
         if o.take_request(bit) {
-            self.requested[out as usize / 64] &= !(1 << (out % 64));
+            self.fabric.requested[out as usize / 64] &= !(1 << (out % 64));
         }
-        let v = &mut self.vcq[q.index()];
+        let v = &mut self.fabric.vcq[q.index()];
         v.flags &= !ADAPTIVE;
         let pkt = v.head;
         self.packets.get_mut(pkt).out = NIL;
@@ -333,7 +336,7 @@ impl<O: Observer> Core<O> {
     /// The head packet of input VC `q`, which requests nothing, routes and chooses again in a
     /// later phase of this instant.
     pub(crate) fn ready_again(&mut self, q: InputVcId) {
-        let v = &self.vcq[q.index()];
+        let v = &self.fabric.vcq[q.index()];
         let l = if v.up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
         self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(v.head));
     }
@@ -346,26 +349,14 @@ impl<O: Observer> Core<O> {
     fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
         let Core {
             obs,
-            outs,
-            stall,
-            vcq,
             packets,
             queue,
-            timing,
             p: params,
-            mem_free,
-            vcs,
-            last_progress,
-            out: outcome,
-            requested,
             routing,
             graph,
-            router_div,
-            lookahead,
-            slots,
-            in_busy,
-            in_rr,
-            vcs_div,
+            fabric: Fabric { outs, stall, vcq, timing, vcs, requested, router_div, lookahead, slots, in_busy, in_rr, vcs_div, .. },
+            nics: Nics { mem_free, .. },
+            meter: Meter { last_progress, out: outcome, .. },
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -402,16 +393,7 @@ impl<O: Observer> Core<O> {
             let (port, vc) = vcs_div.div_rem(q.0);
             (in_busy[port as usize], in_rr[port as usize]) = (finish, vc as u8);
         }
-        o.bytes += size as u64;
-        o.packets += 1;
-        o.busy_ps += finish - now;
-        if o.stalled {
-            o.stalled = false;
-            let s = &mut stall[out as usize];
-            s.total_ps += now - s.since;
-            obs.on_credit_stall(PortId(out), Time(s.since), Time(now));
-        }
-        obs.on_hop(PortId(out), Time(now), Time(finish), size);
+        count_hop(obs, o, &mut stall[out as usize], out, now, finish, size);
         let back_to_back = o.busy_until == now;
         o.busy_until = finish;
         outcome.packet_hops += 1;
@@ -435,12 +417,8 @@ impl<O: Observer> Core<O> {
             // Lookahead routing: when the routing gives a single hop, the next router's output is
             // known now (it depends on nothing that can change before the packet gets there),
             // and is computed while the packet's record is at hand.
-            p.out = NIL;
-            if *lookahead && p.zone == 0 {
-                if let Some((out, vc)) = hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.src, p.dst) {
-                    (p.out, p.out_vc) = (out, vc);
-                }
-            }
+            let ahead = if *lookahead && p.zone == 0 { hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.src, p.dst) } else { None };
+            (p.out, p.out_vc) = ahead.unwrap_or((NIL, p.out_vc));
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             let charge = link::slot_charge(*slots, out_vc, size);
@@ -452,13 +430,13 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     pub(crate) fn on_out_free(&mut self, out: u32, q: InputVcId, bytes: u32) {
         let now = self.queue.now().ps();
-        let silent = self.silent_credits;
-        self.vcq[q.index()].flags &= !BUSY;
+        let silent = self.fabric.silent_credits;
+        self.fabric.vcq[q.index()].flags &= !BUSY;
         // The packet's tail has left input VC `q`: return its space to the sender.
         // What the packet was charged in `q` (a slot, on a VC with bubbles).
-        let bytes = if self.slots.vcs != 0 { self.charge(self.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
+        let bytes = if self.fabric.slots.vcs != 0 { self.charge(self.fabric.vcs_div.div_rem(q.0).1 as u8, bytes) } else { bytes };
         self.return_credit(q, bytes, now, silent);
-        if !self.in_busy.is_empty() {
+        if !self.fabric.in_busy.is_empty() {
             self.crossbar_input_freed(q);
         }
         self.after_release(out, q);
@@ -480,24 +458,24 @@ impl<O: Observer> Core<O> {
     /// other requests), both are decided at once, as the phase would.
     #[inline(always)]
     fn after_release(&mut self, out: u32, q: InputVcId) {
-        let alone = !self.due && self.p.memory_bandwidth.is_none() && !self.queue.instant_pending();
-        let head = self.vcq[q.index()].head;
+        let alone = !self.phase.due && self.p.memory_bandwidth.is_none() && !self.queue.instant_pending();
+        let head = self.fabric.vcq[q.index()].head;
         if head != PacketId::NIL {
             let h = self.packets.get(head);
             let ready_at = h.ready_at;
             if ready_at <= self.queue.now().ps() {
                 self.request(head, alone);
             } else if !h.armed {
-                let l = if self.vcq[q.index()].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
+                let l = if self.fabric.vcq[q.index()].up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
                 self.queue.schedule_on(l, Time(ready_at), Ev::Ready(head));
             }
         }
         // Most outputs have no other requester when they free: the dense flag array answers
         // that without loading the output's record.
-        if self.requested[out as usize / 64] & (1 << (out % 64)) != 0 {
+        if self.fabric.requested[out as usize / 64] & (1 << (out % 64)) != 0 {
             // Still alone only if the next packet's request posted nothing (a choice of hops
             // would be made in the phase, before this arbitration, and read its credit).
-            if alone && !self.due {
+            if alone && !self.phase.due {
                 self.arbitrate(out);
             } else {
                 self.post_arbitration(out);
@@ -508,8 +486,8 @@ impl<O: Observer> Core<O> {
     /// Sender `port` lacks credit on `vc`: later returns to it travel as events, and one in
     /// flight in its slot becomes an event at its arrival time.
     pub(crate) fn wait_for_credit(&mut self, port: u32, vc: u8) {
-        let q = InputVcId(self.outs[port as usize].peer * self.vcs + vc as u32);
-        let c = &mut self.vcq[q.index()].credit;
+        let q = InputVcId(self.fabric.outs[port as usize].peer * self.fabric.vcs + vc as u32);
+        let c = &mut self.fabric.vcq[q.index()].credit;
         let (at, bytes) = (c.pend_at, c.pend_bytes);
         c.pend_at = WAITING;
         if at != NO_RETURN && at != WAITING {
@@ -519,7 +497,7 @@ impl<O: Observer> Core<O> {
 
     /// Send `bytes` of credit on input VC `q` back to its sender as an event arriving `at`.
     pub(crate) fn credit_event(&mut self, at: u64, q: InputVcId, bytes: u32) {
-        let i = self.credit_returns.insert(CreditReturn { q, bytes });
+        let i = self.fabric.credit_returns.insert(CreditReturn { q, bytes });
         self.queue.schedule_on(lane::CREDIT, Time(at), Ev::Credit(i));
     }
 
@@ -527,29 +505,44 @@ impl<O: Observer> Core<O> {
     /// sender that does not wait for credit decides at its next request or release; arbitrating
     /// here too could only reorder decisions taken at the same instant.)
     pub(crate) fn on_credit(&mut self, q: InputVcId, bytes: u32) {
-        let c = &mut self.vcq[q.index()].credit;
+        let c = &mut self.fabric.vcq[q.index()].credit;
         c.free += bytes;
         if !c.waiting() {
             return;
         }
         c.pend_at = NO_RETURN;
-        let port = self.upstream[self.vcs_div.div(q.0) as usize];
+        let port = self.fabric.upstream[self.fabric.vcs_div.div(q.0) as usize];
         if self.is_pseudo(port) {
-            let node = self.engines_div.div(port - self.total_ports());
+            let node = self.nics.engines_div.div(port - self.total_ports());
             self.post_injection(node);
         } else {
             self.post_arbitration(port);
-            if self.sleepers.is_some() {
+            if self.fabric.sleepers.is_some() {
                 self.wake_sleepers(port);
             }
         }
     }
 }
 
-/// A class-route chunk's head reaches the router's collective logic (see `crate::class_routes`):
+/// A class-route chunk's head reaches the router's collective logic (see `crate::hardware::class_routes`):
 /// out of the grant's way, which is hot and sensitive to its size.
 #[cold]
 #[inline(never)]
 fn agent_head(queue: &mut fabricsim_engine::EventQueue<Ev>, now: u64, pkt: PacketId) {
     queue.schedule(Time(now), Ev::AgentHead(pkt));
+}
+
+/// Output `out`'s counters and observer take a transmission of `size` bytes from `now` to
+/// `finish`; a credit stall the output was in ends now.
+#[inline(always)]
+fn count_hop<O: Observer>(obs: &mut O, o: &mut OutPort, stall: &mut Stall, out: u32, now: u64, finish: u64, size: u32) {
+    o.bytes += size as u64;
+    o.packets += 1;
+    o.busy_ps += finish - now;
+    if o.stalled {
+        o.stalled = false;
+        stall.total_ps += now - stall.since;
+        obs.on_credit_stall(PortId(out), Time(stall.since), Time(now));
+    }
+    obs.on_hop(PortId(out), Time(now), Time(finish), size);
 }

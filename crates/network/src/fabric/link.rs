@@ -1,11 +1,11 @@
 //! The link seam: the only two ways a router's state reaches the router at the other end of a
 //! link. [`forward`] hands a packet to the downstream input buffer (and spends the sender's
 //! credit for it); [`Core::return_credit`] sends freed buffer space back to the sender's credit
-//! record (see [`crate::records`]). A partitioned run puts a partition boundary exactly here:
+//! record (see [`crate::fabric::records`]). A partitioned run puts a partition boundary exactly here:
 //! both become messages that take effect a link latency later, and nothing else crosses.
 
+use crate::fabric::records::{credit_seen, InputVc, InputVcId, NO_RETURN};
 use crate::packet::{Packet, PacketId};
-use crate::records::{credit_seen, InputVc, InputVcId, NO_RETURN};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_engine::EventQueue;
@@ -56,7 +56,7 @@ impl<O: Observer> Core<O> {
     /// Credit a packet of `size` wire bytes takes in a buffer of VC `vc` (see `Core::slots`).
     #[inline(always)]
     pub(crate) fn charge(&self, vc: u8, size: u32) -> u32 {
-        slot_charge(self.slots, vc, size)
+        slot_charge(self.fabric.slots, vc, size)
     }
 
     /// `bytes` of input VC `q` are free again (at `now`): return them to the VC's sender a
@@ -65,8 +65,8 @@ impl<O: Observer> Core<O> {
     /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
-        let v = &mut self.vcq[q.index()];
-        let delay = self.timing.credit_latency(v.up_class);
+        let v = &mut self.fabric.vcq[q.index()];
+        let delay = self.fabric.timing.credit_latency(v.up_class);
         if silent && delay > 0 {
             let c = &mut v.credit;
             if !c.waiting() {

@@ -20,10 +20,10 @@
 //! the hot path changes but one test of the arbiter's request mask and one of the hint of a
 //! packet that chooses its hop.
 
-use crate::channel;
-use crate::link;
+use crate::fabric::channel;
+use crate::fabric::link;
+use crate::fabric::records::InputVcId;
 use crate::packet::{Message, Packet, PacketId, NIL};
-use crate::records::InputVcId;
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_stats::Observer;
@@ -53,13 +53,13 @@ pub(crate) struct AgentSend {
 }
 
 /// The agents' state: their sinks, their packets waiting for an output, and the multicast
-/// packets waiting for theirs (see [`crate::replicate`]).
+/// packets waiting for theirs (see [`crate::hardware::multicast::replicate`]).
 #[derive(Debug, Default)]
 pub(crate) struct Agents {
     /// Output index of router 0's sink (router `r`'s is `sinks + r`).
     pub sinks: u32,
     waiting: HashMap<u32, VecDeque<AgentSend>>,
-    pub(crate) copies: HashMap<u32, crate::replicate::CopyWait>,
+    pub(crate) copies: HashMap<u32, crate::hardware::multicast::replicate::CopyWait>,
     pub(crate) next_copy: u32,
     /// Per output: the multicast packets waiting for it.
     pub(crate) copy_waits: HashMap<u32, Vec<u32>>,
@@ -89,9 +89,9 @@ impl<O: Observer> Core<O> {
     /// Something of the switch's own (an agent packet, a multicast packet) waits for output
     /// `out`: set its agent bit, and arbitrate it at the end of the instant if it is idle.
     pub(crate) fn claim_output(&mut self, out: u32) {
-        let o = &mut self.outs[out as usize];
+        let o = &mut self.fabric.outs[out as usize];
         o.add_request(AGENT_BIT);
-        self.requested[out as usize / 64] |= 1 << (out % 64);
+        self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if o.busy_until <= self.queue.now().ps() {
             self.post_arbitration(out);
         }
@@ -100,8 +100,8 @@ impl<O: Observer> Core<O> {
     /// Output `out`'s agent bit goes once neither agent packets nor multicast packets wait for it.
     pub(crate) fn release_output(&mut self, out: u32) {
         let a = self.agents.as_deref().unwrap();
-        if !a.waiting.contains_key(&out) && !a.copy_waits.contains_key(&out) && self.outs[out as usize].take_request(AGENT_BIT) {
-            self.requested[out as usize / 64] &= !(1 << (out % 64));
+        if !a.waiting.contains_key(&out) && !a.copy_waits.contains_key(&out) && self.fabric.outs[out as usize].take_request(AGENT_BIT) {
+            self.fabric.requested[out as usize / 64] &= !(1 << (out % 64));
         }
     }
 
@@ -109,13 +109,13 @@ impl<O: Observer> Core<O> {
     /// (as in `Core::grant`).
     pub(crate) fn take_head(&mut self, q: InputVcId, pkt: PacketId) {
         let next = self.packets.get(pkt).next;
-        let v = &mut self.vcq[q.index()];
+        let v = &mut self.fabric.vcq[q.index()];
         debug_assert!(v.head == pkt && !v.busy());
         v.head = next;
         if next == PacketId::NIL {
             v.tail = PacketId::NIL;
         }
-        v.flags |= crate::records::BUSY;
+        v.flags |= crate::fabric::records::BUSY;
     }
 
     /// Send `pkt`, a packet the switch made, on output `out` (VC `vc`) now, its tail leaving at
@@ -124,11 +124,11 @@ impl<O: Observer> Core<O> {
     pub(crate) fn launch(&mut self, out: u32, pkt: PacketId, vc: u8, finish: u64, extra: u64) {
         let now = self.queue.now().ps();
         let wire = self.packets.get(pkt).wire_bytes;
-        self.in_network += 1;
-        self.out.packets_injected += 1;
-        self.out.packet_hops += 1;
+        self.meter.in_network += 1;
+        self.meter.out.packets_injected += 1;
+        self.meter.out.packet_hops += 1;
         self.close_stall(out, now);
-        let o = &mut self.outs[out as usize];
+        let o = &mut self.fabric.outs[out as usize];
         o.busy_until = finish;
         o.bytes += wire as u64;
         o.packets += 1;
@@ -136,22 +136,22 @@ impl<O: Observer> Core<O> {
         let (lat, class, peer) = (o.latency as u64, o.class, o.peer);
         self.obs.on_hop(fabricsim_core::PortId(out), Time(now), Time(finish), wire);
         if class == channel::TERMINAL {
-            self.last_progress = self.last_progress.max(finish + lat + extra);
+            self.meter.last_progress = self.meter.last_progress.max(finish + lat + extra);
             self.queue.schedule_on(lane::DELIVER, Time(finish + lat + extra), Ev::Deliver(pkt));
         } else {
-            let ds_q = InputVcId(peer * self.vcs + vc as u32);
+            let ds_q = InputVcId(peer * self.fabric.vcs + vc as u32);
             let ready = now + lat + self.p.router_delay.ps() + extra;
-            self.last_progress = self.last_progress.max(ready.max(finish));
+            self.meter.last_progress = self.meter.last_progress.max(ready.max(finish));
             let charge = self.charge(vc, wire);
-            link::forward(&mut self.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
+            link::forward(&mut self.fabric.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
         }
         self.queue.schedule(Time(finish), Ev::AgentFree(out));
     }
 
     /// The next packet number of node `src` (a packet's identity is its source and number).
     pub(crate) fn next_packet_seq(&mut self, src: u32) -> u32 {
-        let seq = self.next_seq[src as usize];
-        self.next_seq[src as usize] = seq.wrapping_add(1);
+        let seq = self.nics.next_seq[src as usize];
+        self.nics.next_seq[src as usize] = seq.wrapping_add(1);
         seq
     }
 
@@ -164,13 +164,13 @@ impl<O: Observer> Core<O> {
     pub(crate) fn request_sink(&mut self, pkt: PacketId) {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
-        let (in_port, _) = self.vcs_div.div_rem(p.q.0);
+        let (in_port, _) = self.fabric.vcs_div.div_rem(p.q.0);
         let (router, _) = self.router_of(in_port);
         let sink = self.agents.as_deref().expect("a sink packet without agents").sinks + router;
         self.take_head(p.q, pkt);
         self.packets.get_mut(pkt).out = sink;
         let done = now.max(p.tail);
-        self.last_progress = self.last_progress.max(done);
+        self.meter.last_progress = self.meter.last_progress.max(done);
         self.queue.schedule_on(lane::OUT_FREE, Time(done), Ev::EjectDone(pkt));
     }
 
@@ -191,7 +191,7 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         let s = *self.agents.as_deref().unwrap().waiting[&out].front().unwrap();
         let wire = self.p.format.wire(s.payload);
-        let o = self.outs[out as usize];
+        let o = self.fabric.outs[out as usize];
         let terminal = o.class == channel::TERMINAL;
         let vc = self.agent_vc(out, s.zone);
         if !terminal && self.credit(out, vc) < self.charge(vc, wire) {
@@ -205,7 +205,7 @@ impl<O: Observer> Core<O> {
             a.waiting.remove(&out);
             self.release_output(out);
         }
-        let m = self.messages.insert(Message {
+        let m = self.nics.messages.insert(Message {
             src: 0,
             dst: 0,
             bytes: s.payload as u64,
@@ -224,7 +224,7 @@ impl<O: Observer> Core<O> {
             route: s.zone,
         });
         let seq = self.next_packet_seq(s.src);
-        let finish = now + self.timing.serialization(o.class, wire);
+        let finish = now + self.fabric.timing.serialization(o.class, wire);
         let pkt = self.packets.insert(Packet {
             seq,
             src: s.src,
@@ -254,7 +254,7 @@ impl<O: Observer> Core<O> {
     /// else the routing's VC with the most room (the first of equals).
     fn agent_vc(&mut self, out: u32, zone: u8) -> u8 {
         let vcs = self.routing.injection_vcs(zone);
-        if self.outs[out as usize].class == channel::TERMINAL || vcs.len() == 1 {
+        if self.fabric.outs[out as usize].class == channel::TERMINAL || vcs.len() == 1 {
             return vcs.start;
         }
         let mut best = vcs.start;
@@ -268,10 +268,10 @@ impl<O: Observer> Core<O> {
 
     /// Output `out` sends at `now`: a credit stall it was in ends (as in `Core::grant`).
     pub(crate) fn close_stall(&mut self, out: u32, now: u64) {
-        let o = &mut self.outs[out as usize];
+        let o = &mut self.fabric.outs[out as usize];
         if o.stalled {
             o.stalled = false;
-            let s = &mut self.stall[out as usize];
+            let s = &mut self.fabric.stall[out as usize];
             s.total_ps += now - s.since;
             self.obs.on_credit_stall(fabricsim_core::PortId(out), Time(s.since), Time(now));
         }
@@ -281,7 +281,7 @@ impl<O: Observer> Core<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn agent_free(&mut self, out: u32) {
-        if self.outs[out as usize].requested() {
+        if self.fabric.outs[out as usize].requested() {
             self.post_arbitration(out);
         }
     }

@@ -232,7 +232,7 @@ impl<O: Observer> Core<O> {
 
     /// Payload of a chunk: one packet's (on the class VCs, where the routers have them).
     fn class_chunk(&self) -> u64 {
-        self.class_payload.min(self.p.max_payload()).max(1) as u64
+        self.fabric.class_payload.min(self.p.max_payload()).max(1) as u64
     }
 
     /// Member `rank` starts collective `c`: its contribution streams into its node's logic.
@@ -289,7 +289,7 @@ impl<O: Observer> Core<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn class_head(&mut self, pkt: crate::packet::PacketId) {
-        let tag = self.messages.get(self.packets.get(pkt).msg).tag;
+        let tag = self.nics.messages.get(self.packets.get(pkt).msg).tag;
         self.class_event(tag as u32);
     }
 
@@ -307,7 +307,7 @@ impl<O: Observer> Core<O> {
             match r.tags[i].pop_front() {
                 Some(tag) => {
                     cr.done.push((r.ranks[i], tag));
-                    self.due = true;
+                    self.phase.due = true;
                 }
                 // A broadcast's data came before the member started: it ends when it starts.
                 None => r.early[i] += 1,
@@ -367,7 +367,7 @@ impl<O: Observer> Core<O> {
                 if up && i != r.tree.root {
                     let p = r.tree.parent[i];
                     cr.sends.push((x, p as u32, true));
-                    self.due = true;
+                    self.phase.due = true;
                     if last && info.kind == HwKind::Reduce {
                         self.class_done(x.route, x.node);
                     }
@@ -389,7 +389,7 @@ impl<O: Observer> Core<O> {
                     let to = cr.routes[x.route as usize].tree.children[i][c] as u32;
                     cr.sends.push((x, to, false));
                 }
-                self.due = true;
+                self.phase.due = true;
                 let r = &mut cr.routes[x.route as usize];
                 r.received[i] += 1;
                 if r.received[i] == info.chunks {
