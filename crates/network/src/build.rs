@@ -241,14 +241,12 @@ fn agents(
     Ok(Some(Box::new(crate::hardware::agent::Agents::new(sinks))))
 }
 
-/// The in-network units a network has (each `None` when it has not).
+/// What the fabric carries besides routers and NICs: the switch agents, the adaptive routing's
+/// sleepers and the in-network hardware.
 pub(crate) struct Units {
-    gates: Option<Box<crate::hardware::gates::GateUnit>>,
-    classes: Option<Box<crate::hardware::class_routes::ClassRoutes>>,
-    switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrier>>,
     agents: Option<Box<crate::hardware::agent::Agents>>,
     sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,
-    multicast: Option<Box<crate::hardware::multicast::Multicast>>,
+    hardware: crate::hardware::Hardware,
 }
 
 impl Units {
@@ -259,36 +257,11 @@ impl Units {
         fat_tree: Option<FatTree>,
         agents: Option<Box<crate::hardware::agent::Agents>>,
     ) -> Result<Self, SimError> {
-        let unit = |field: &'static str| move |e: String| SimError::from(ConfigError::new(field, e));
-        let classes =
-            params.class_routes.clone().map(crate::hardware::class_routes::ClassRoutes::new).transpose().map_err(unit("class_routes.enabled"))?;
-        let switch_barrier = params
-            .switch_barrier
-            .clone()
-            .zip(fat_tree.clone())
-            .map(|(b, t)| crate::hardware::switch_barrier::SwitchBarrier::new(*b, t))
-            .transpose()
-            .map_err(unit("switch_barrier.rail"))?;
-        let multicast = params
-            .multicast
-            .clone()
-            .zip(fat_tree)
-            .map(|(m, t)| crate::hardware::multicast::Multicast::new(*m, t))
-            .transpose()
-            .map_err(unit("multicast.rail"))?;
         Ok(Units {
-            gates: params.gates.clone().map(|g| Box::new(crate::hardware::gates::GateUnit::new(g, graph.nodes))),
-            classes: classes.map(Box::new),
-            switch_barrier: switch_barrier.map(Box::new),
+            hardware: crate::hardware::Hardware::build(graph, params, fat_tree)?,
             agents,
             sleepers: routing.waits_when_blocked().then(|| Box::new(crate::fabric::sleep::Sleepers::new(graph.routers))),
-            multicast: multicast.map(Box::new),
         })
-    }
-
-    /// Whether the network has any collective hardware (one test per instant).
-    fn hardware(&self) -> bool {
-        self.gates.is_some() || self.classes.is_some() || self.switch_barrier.is_some() || self.multicast.is_some()
     }
 }
 
@@ -297,7 +270,6 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
     let Ports { outs, upstream, vcq, timing } = ports;
     let vcs = sizes.vcs;
     let tp = graph.total_ports() as usize;
-    let hardware = units.hardware();
     let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
     let stall = vec![Stall::default(); outs.len()];
     let outs_len = outs.len();
@@ -309,12 +281,8 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         obs,
         packets: Slab::default(),
         error: None,
-        gates: units.gates,
-        classes: units.classes,
-        switch_barrier: units.switch_barrier,
         agents: units.agents,
-        multicast: units.multicast,
-        hardware,
+        hardware: units.hardware,
         queue: EventQueue::with_lanes(lane::COUNT),
         fabric: Fabric {
             outs,

@@ -57,10 +57,10 @@
 //!   remote completions, timers per rank, and the posting core's software cost. The
 //!   `fabricsim-program` crate's `ProgramRun` is one (per-rank operation lists, collectives).
 //! * In-network collectives: `Nic::collective_group`, `Nic::collective_start` and
-//!   `Workload::collective_done` are the hooks. Tofu's barrier gates ([`gates`]) are an event
-//!   family beside the router events (`Ev::Gate`), their signals between nodes packets of a
-//!   priority class; other machines' hardware (class routes, switch barriers) comes the same
-//!   way.
+//!   `Workload::collective_done` are the hooks. Each piece of hardware (Tofu's barrier gates,
+//!   Blue Gene/Q's class routes, Dawning's switch barrier and multicast) is a unit behind one
+//!   trait that sees the network through a narrow context; [`hardware`] has the recipe for
+//!   adding one.
 //! * Time series, traces, the viewer: an observer ([`fabricsim_stats::Observer`]) given to
 //!   [`Simulation::observed`]; `PortSeries` samples per-port utilisation.
 //! * Fault injection: per-port state consulted by the selection function and link model.
@@ -80,8 +80,8 @@
 //! beside the input VC it counts, for speed, and a cut link keeps it with the sender), and
 //! nothing else crosses; credit returns in flight are kept as arrival times, not event-queue
 //! keys. Still to do: workload callbacks of one instant come in queue order (the built-in
-//! workloads do not depend on it: tested), the in-network units that read other switches' state
-//! (the multicast's load bulletin), and the partitioned engine itself.
+//! workloads do not depend on it: tested), the in-network units' reads of other switches' state
+//! (the multicast's load bulletin, `Context::switch_packets` in [`hardware`]), and the partitioned engine itself.
 //!
 //! # Building and running
 //! [`Builder`] checks every limit once and builds a [`Simulation`]; a run is started, stepped

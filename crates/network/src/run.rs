@@ -105,12 +105,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.hand_over(d, false, false);
                 }
             }
-            Ev::Gate(e) => c.gate_processed(e),
-            Ev::Class(e) => c.class_event(e),
-            Ev::AgentHead(pkt) => c.class_head(pkt),
-            Ev::SwitchBarrier(e) => c.barrier_event(e),
+            Ev::Unit { unit, e } => c.unit_event(unit, e),
+            Ev::AgentHead(pkt) => c.unit_head(pkt),
             Ev::AgentFree(out) => c.agent_free(out),
-            Ev::Multicast(e) => c.multicast_event(e),
             Ev::CopyDone(pkt) => c.copy_done(pkt),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
@@ -152,7 +149,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // Members whose in-network collective ended, by rank then tag, before the network's
         // phase: what they start next is served in it. Gates fire in the phase, and may end
         // collectives there: hand those over and run the phase again until none is left.
-        if !self.core.hardware {
+        if !self.core.hardware.any() {
             self.core.end_instant();
         } else {
             self.hardware_end_instant();
@@ -167,10 +164,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     #[inline(never)]
     fn hardware_end_instant(&mut self) {
         loop {
-            let mut done: Vec<(u32, u64)> = self.core.gates.as_deref_mut().map(|g| std::mem::take(&mut g.done)).unwrap_or_default();
-            done.extend(self.core.classes.as_deref_mut().map(|c| std::mem::take(&mut c.done)).unwrap_or_default());
-            done.extend(self.core.switch_barrier.as_deref_mut().map(|b| std::mem::take(&mut b.done)).unwrap_or_default());
-            done.extend(self.core.multicast.as_deref_mut().map(|m| std::mem::take(&mut m.done)).unwrap_or_default());
+            let mut done = self.core.take_done();
             if !done.is_empty() {
                 done.sort_unstable();
                 for &(rank, tag) in &done {
@@ -179,11 +173,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 self.core.meter.check_stop = true;
             }
             self.core.end_instant();
-            let more = self.core.gates.as_deref().is_some_and(|g| g.has_work())
-                || self.core.classes.as_deref().is_some_and(|c| !c.done.is_empty())
-                || self.core.switch_barrier.as_deref().is_some_and(|b| !b.done.is_empty())
-                || self.core.multicast.as_deref().is_some_and(|m| !m.done.is_empty());
-            if !more {
+            if !self.core.hardware_ends_more() {
                 break;
             }
         }

@@ -53,18 +53,12 @@ pub(crate) enum Ev {
     MsgDone(u32),
     /// A node's host link or memory port became free.
     NicWake(u32),
-    /// A barrier gate has been processed: an entry of the gate unit's `firing`.
-    Gate(u32),
-    /// A class-route step: an entry of the class-route unit's `events`.
-    Class(u32),
+    /// Event `e` of hardware unit `unit` (its index in `Core::hardware`; see [`crate::hardware`]).
+    Unit { unit: u8, e: u32 },
     /// A class-route chunk's head reached its node's collective logic.
     AgentHead(PacketId),
-    /// A switch-barrier step: an entry of the barrier unit's `events`.
-    SwitchBarrier(u32),
     /// A switch agent's packet, or a multicast copy, has left output `out` (see `crate::hardware::agent`).
     AgentFree(u32),
-    /// A multicast step: an entry of the multicast unit's `steps`.
-    Multicast(u32),
     /// Every copy of a multicast packet has left its switch (see `crate::hardware::multicast::replicate`).
     CopyDone(PacketId),
 }
@@ -119,18 +113,10 @@ pub struct Core<O = ()> {
     pub(crate) queue: EventQueue<Ev>,
     pub(crate) packets: Slab<Packet, PacketId>,
     pub(crate) error: Option<SimError>,
-    /// Tofu barrier gates, when the NICs have them.
-    pub(crate) gates: Option<Box<crate::hardware::gates::GateUnit>>,
-    /// Blue Gene/Q class routes, when the routers have them.
-    pub(crate) classes: Option<Box<crate::hardware::class_routes::ClassRoutes>>,
-    /// Dawning's switch barrier, when the switches have it.
-    pub(crate) switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrier>>,
     /// The switches' agents (their sinks and queued packets), when some hardware uses them.
     pub(crate) agents: Option<Box<crate::hardware::agent::Agents>>,
-    /// Dawning's switch multicast, when the switches have it.
-    pub(crate) multicast: Option<Box<crate::hardware::multicast::Multicast>>,
-    /// Whether the network has any of the collective hardware above (one test per instant).
-    pub(crate) hardware: bool,
+    /// The in-network collective hardware (see [`crate::hardware`]).
+    pub(crate) hardware: crate::hardware::Hardware,
     pub(crate) fabric: Fabric,
     pub(crate) nics: Nics,
     pub(crate) phase: Phase,
@@ -378,28 +364,33 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
 
     /// The wiring of in-network collective group `id` (Tofu barrier gates), once made.
     pub fn gate_wiring(&self, id: u32) -> Option<&crate::hardware::gates::Wiring> {
-        self.core.gate_wiring(id)
+        self.core.hardware.get::<crate::hardware::gates::GateUnit>()?.wiring(id)
     }
 
     /// The switch-barrier tree of in-network collective group `id` (Dawning), once made.
     pub fn barrier_tree(&self, id: u32) -> Option<&crate::hardware::switch_barrier::SwitchTree> {
-        self.core.barrier_tree(id)
+        self.core.hardware.get::<crate::hardware::switch_barrier::SwitchBarrier>()?.tree(id)
     }
 
     /// What the switch barrier has done so far (packets, losses, resends, urges).
     pub fn barrier_counts(&self) -> Option<crate::hardware::switch_barrier::BarrierCounts> {
-        self.core.switch_barrier.as_deref().map(|b| b.counts)
+        self.core.hardware.get::<crate::hardware::switch_barrier::SwitchBarrier>().map(|b| b.counts)
     }
 
     /// The switches Dawning's multicast has chosen as roots so far, with how often (by router id).
     pub fn multicast_roots(&self) -> Vec<(u32, u64)> {
-        let mut v: Vec<(u32, u64)> = self.core.multicast.as_deref().map(|m| m.roots.iter().map(|(&r, &n)| (r, n)).collect()).unwrap_or_default();
+        let mut v: Vec<(u32, u64)> = self
+            .core
+            .hardware
+            .get::<crate::hardware::multicast::Multicast>()
+            .map(|m| m.roots.iter().map(|(&r, &n)| (r, n)).collect())
+            .unwrap_or_default();
         v.sort_unstable();
         v
     }
 
     /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.
     pub fn class_tree(&self, id: u32) -> Option<&crate::hardware::class_routes::ClassTree> {
-        self.core.class_tree(id)
+        self.core.hardware.get::<crate::hardware::class_routes::ClassRoutes>()?.class_tree(id)
     }
 }

@@ -56,41 +56,13 @@ impl<O: Observer> Nic for Core<O> {
         Core::wake_at(self, rank.0, at)
     }
     fn collective_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        if self.classes.is_some() {
-            self.class_group(g)
-        } else if self.switch_barrier.is_some() || self.multicast.is_some() {
-            // Dawning's switches: one group serves the barrier and the multicast.
-            if self.switch_barrier.is_some() {
-                self.barrier_group(g)?;
-            }
-            if self.multicast.is_some() {
-                self.multicast_group(g)?;
-            }
-            Ok(())
-        } else {
-            self.gate_group(g)
-        }
+        Core::collective_group(self, g)
     }
     fn collective_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        if self.classes.is_some() {
-            self.class_start(rank, c)
-        } else if self.multicast.is_some() && (c.kind == HwKind::Broadcast || self.switch_barrier.is_none()) {
-            self.multicast_start(rank, c)
-        } else if self.switch_barrier.is_some() {
-            self.barrier_start(rank, c)
-        } else {
-            self.gate_start(rank, c)
-        }
+        Core::collective_start(self, rank, c)
     }
     fn collective_value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
-        if self.classes.is_some() {
-            self.class_value(rank, group)
-        } else if self.switch_barrier.is_some() || self.multicast.is_some() {
-            // Neither carries values.
-            Some([0; 8])
-        } else {
-            self.gate_value(rank, group)
-        }
+        Core::collective_value(self, rank, group)
     }
 }
 

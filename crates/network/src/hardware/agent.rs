@@ -182,7 +182,7 @@ impl<O: Observer> Core<O> {
         if self.agents.as_deref().unwrap().sends_wait(out) && self.agent_grant(out) {
             return true;
         }
-        self.multicast.is_some() && self.grant_copies(out)
+        self.hardware.get::<crate::hardware::multicast::Multicast>().is_some() && self.grant_copies(out)
     }
 
     /// Send the agent's oldest packet for output `out` if its VC downstream has room. Returns

@@ -1,7 +1,7 @@
 //! The receiving side of a NIC: a packet's tail arrives (duplicate check, latency records), and
 //! a message whose bytes have all arrived completes.
 
-use crate::packet::{hardware_op, PacketId, CLASS_CHUNK, GATE_SIGNAL, GET_REQUEST, GET_RESPONSE, MULTICAST, NO_HINT, SWITCH_BARRIER};
+use crate::packet::{hardware_op, PacketId, GET_REQUEST, GET_RESPONSE, NO_HINT};
 use crate::sim::{lane, Core, Ev};
 use crate::workload::Delivered;
 use fabricsim_core::{NodeId, SimError, Time};
@@ -89,18 +89,9 @@ impl<O: Observer> Core<O> {
                 self.send(g.target, g.initiator, g.bytes, m.tag, NO_HINT, g.class, GET_RESPONSE, (0, crate::packet::ANY_ENGINE, 0));
                 None
             }
-            // Its head was handed to the collective logic already.
-            CLASS_CHUNK => None,
-            MULTICAST => {
-                self.multicast_received(m.tag as u32, m.dst, m.bytes);
-                None
-            }
-            SWITCH_BARRIER => {
-                self.barrier_event(m.tag as u32);
-                None
-            }
-            GATE_SIGNAL => {
-                self.gate_signal_arrived(m.tag as u32);
+            // The hardware's own messages: back to the unit that sent them.
+            op if hardware_op(op) => {
+                self.unit_message(op, m.tag, m.dst, m.bytes);
                 None
             }
             GET_RESPONSE => {

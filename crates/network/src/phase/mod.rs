@@ -104,24 +104,6 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// The collective hardware's part of the phase: gates that fire and are served, chunks that
-    /// leave (before the NICs deal the instant's messages).
-    #[inline(never)]
-    fn hardware_phase(&mut self) {
-        if self.gates.as_deref().is_some_and(|g| g.has_work()) {
-            self.serve_gates();
-        }
-        if self.classes.as_deref().is_some_and(|c| c.sending()) {
-            self.flush_class_sends();
-        }
-        if self.switch_barrier.as_deref().is_some_and(|b| b.has_work()) {
-            self.barrier_phase();
-        }
-        if self.multicast.as_deref().is_some_and(|m| m.sending()) {
-            self.multicast_phase();
-        }
-    }
-
     /// The instant is over. Packets with a choice of hops choose (by input VC); posted outputs
     /// arbitrate; messages that reached NICs are dealt to engines; posted NICs inject; outputs
     /// and nodes in ascending id order. Choices post arbitrations and dealing posts NICs, all
@@ -132,7 +114,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn end_instant(&mut self) {
         // Credit returns of this instant count whatever their rank (see `records.rs`).
         self.queue.end_of_instant();
-        if self.hardware {
+        if self.hardware.any() {
             self.hardware_phase();
         }
         // Packets with a choice to make choose first (by input VC: each sees the claims of

@@ -24,10 +24,9 @@
 
 pub mod tree;
 
-use crate::sim::{Core, Ev};
+use super::{Context, HwMessage, Unit};
 use fabricsim_core::Time;
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
-use fabricsim_stats::Observer;
 use std::collections::HashMap;
 pub use tree::ClassTree;
 
@@ -152,13 +151,13 @@ impl ClassRoutes {
     }
 }
 
-impl<O: Observer> Core<O> {
+impl ClassRoutes {
     /// Make group `g` a class route.
-    pub(crate) fn class_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        let nodes = self.group_nodes(g)?;
-        let root = g.root.map(|r| self.node(r.0));
-        let engines = self.graph.engines;
-        let cr = self.classes.as_deref_mut().ok_or_else(missing)?;
+    fn class_group(&mut self, cx: &mut dyn Context, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        let nodes = nodes.to_vec();
+        let root = g.root.map(|r| cx.node(r.0));
+        let engines = cx.graph().engines;
+        let cr = &mut *self;
         if cr.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
@@ -218,30 +217,30 @@ impl<O: Observer> Core<O> {
         Ok(())
     }
 
-    pub(crate) fn class_value(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
-        let cr = self.classes.as_deref()?;
+    fn class_value(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
+        let cr = self;
         let r = &cr.routes[*cr.index.get(&id)? as usize];
         r.node_of.get(&rank.0).map(|&i| r.results[i as usize])
     }
 
     /// The tree of group `id`'s class route (for reports and tests).
     pub(crate) fn class_tree(&self, id: u32) -> Option<&ClassTree> {
-        let cr = self.classes.as_deref()?;
+        let cr = self;
         Some(&cr.routes[*cr.index.get(&id)? as usize].tree)
     }
 
     /// Payload of a chunk: one packet's (on the class VCs, where the routers have them).
-    fn class_chunk(&self) -> u64 {
-        self.fabric.class_payload.min(self.p.max_payload()).max(1) as u64
+    fn class_chunk(cx: &dyn Context) -> u64 {
+        cx.class_payload().min(cx.params().max_payload()).max(1) as u64
     }
 
     /// Member `rank` starts collective `c`: its contribution streams into its node's logic.
-    pub(crate) fn class_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        let chunk_cap = self.class_chunk();
-        let ser = self.p.terminal_bandwidth.serialization(self.p.format.wire(chunk_cap as u32) as u64).ps();
+    fn class_start(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let chunk_cap = Self::class_chunk(cx);
+        let ser = cx.params().terminal_bandwidth.serialization(cx.params().format.wire(chunk_cap as u32) as u64).ps();
         // The message unit handles the collective's descriptor and reads the data first.
-        let now = self.queue.now().ps() + self.p.tx_overhead.ps();
-        let cr = self.classes.as_deref_mut().ok_or_else(missing)?;
+        let now = cx.now() + cx.params().tx_overhead.ps();
+        let cr = &mut *self;
         let ri = *cr.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
         let r = &mut cr.routes[ri as usize];
         let i = *r.node_of.get(&rank.0).ok_or_else(|| format!("rank {} is not a member of group {}", rank.0, c.group))?;
@@ -264,7 +263,7 @@ impl<O: Observer> Core<O> {
         if r.early[i as usize] > 0 {
             r.early[i as usize] -= 1;
             let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: 0, step: Step::Done, value: [0; 8] });
-            self.queue.schedule(Time(now), Ev::Class(e));
+            cx.schedule(now, e);
             return Ok(());
         }
         if c.kind == HwKind::Broadcast {
@@ -272,7 +271,7 @@ impl<O: Observer> Core<O> {
             if i as usize == r.tree.root {
                 for k in 0..info.chunks {
                     let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: k, step: Step::Send { up: false }, value: c.value });
-                    self.queue.schedule(Time(now + k as u64 * ser), Ev::Class(e));
+                    cx.schedule(now + k as u64 * ser, e);
                 }
             }
             return Ok(());
@@ -281,24 +280,16 @@ impl<O: Observer> Core<O> {
         // the next.
         cr.chunk_time = ser;
         let e = cr.events.insert(Entry { route: ri, round, node: i, chunk: 0, step: Step::Local, value: c.value });
-        self.queue.schedule(Time(now), Ev::Class(e));
+        cx.schedule(now, e);
         Ok(())
-    }
-
-    /// A chunk's head reached its node's collective logic (`Ev::AgentHead`).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn class_head(&mut self, pkt: crate::packet::PacketId) {
-        let tag = self.nics.messages.get(self.packets.get(pkt).msg).tag;
-        self.class_event(tag as u32);
     }
 
     /// An `Ev::Class` event.
     #[cold]
     #[inline(never)]
-    pub(crate) fn class_event(&mut self, e: u32) {
-        let now = self.queue.now().ps();
-        let cr = self.classes.as_deref_mut().unwrap();
+    fn class_event(&mut self, cx: &mut dyn Context, e: u32) {
+        let now = cx.now();
+        let cr = &mut *self;
         let x = *cr.events.get(e);
         cr.events.remove(e);
         let r = &mut cr.routes[x.route as usize];
@@ -307,7 +298,7 @@ impl<O: Observer> Core<O> {
             match r.tags[i].pop_front() {
                 Some(tag) => {
                     cr.done.push((r.ranks[i], tag));
-                    self.phase.due = true;
+                    cx.phase_due();
                 }
                 // A broadcast's data came before the member started: it ends when it starts.
                 None => r.early[i] += 1,
@@ -319,103 +310,119 @@ impl<O: Observer> Core<O> {
         match x.step {
             Step::Done => unreachable!(),
             Step::Local | Step::Arrive { up: true, .. } => {
-                if let (Step::Local, true) = (x.step, x.chunk + 1 < info.chunks) {
-                    let next = cr.events.insert(Entry { chunk: x.chunk + 1, ..x });
-                    self.queue.schedule(Time(now + cr.chunk_time), Ev::Class(next));
-                }
-                let r = &mut cr.routes[x.route as usize];
-                let input = match x.step {
-                    Step::Arrive { from, .. } => 1 + r.tree.children[x.node as usize].iter().position(|&c| c as u32 == from).unwrap() as u32,
-                    _ => 0,
-                };
-                let need = r.tree.children[x.node as usize].len() as u32 + 1;
-                let slot = r.pending.entry((x.round, x.node, x.chunk)).or_default();
-                slot.count += 1;
-                if x.chunk == 0 && info.op != HwOp::None {
-                    slot.values.push((input, x.value));
-                }
-                if slot.count < need {
-                    return;
-                }
-                let mut values = r.pending.remove(&(x.round, x.node, x.chunk)).unwrap().values;
-                // Combine in a fixed order of the inputs, whatever order they came in.
-                values.sort_unstable_by_key(|v| v.0);
-                let mut value = values.first().map_or([0; 8], |v| v.1);
-                for v in values.iter().skip(1) {
-                    info.op.combine(&mut value, &v.1);
-                }
-                // Combining costs its delay where signals come in over links (a leaf only passes
-                // its own data on): once per hop.
-                let delay = if need == 1 {
-                    0
-                } else if float {
-                    cr.p.float_up_delay.ps()
-                } else {
-                    cr.p.up_delay.ps()
-                };
-                let ne = cr.events.insert(Entry { step: Step::Send { up: true }, value, ..x });
-                self.queue.schedule(Time(now + delay), Ev::Class(ne));
+                self.combine_up(cx, x, info);
             }
             Step::Arrive { up: false, .. } => {
                 let delay = if float { cr.p.float_down_delay } else { cr.p.down_delay }.ps();
                 let ne = cr.events.insert(Entry { step: Step::Send { up: false }, ..x });
-                self.queue.schedule(Time(now + delay), Ev::Class(ne));
+                cx.schedule(now + delay, ne);
             }
             Step::Send { up } => {
-                let i = x.node as usize;
-                let last = x.chunk + 1 == info.chunks;
-                if up && i != r.tree.root {
-                    let p = r.tree.parent[i];
-                    cr.sends.push((x, p as u32, true));
-                    self.phase.due = true;
-                    if last && info.kind == HwKind::Reduce {
-                        self.class_done(x.route, x.node);
-                    }
-                    return;
-                }
-                // The values travel in the first chunk: the result is its.
-                if x.chunk == 0 {
-                    r.results[i] = x.value;
-                }
-                if up && info.kind == HwKind::Reduce {
-                    // The root has the result.
-                    if last {
-                        self.class_done(x.route, x.node);
-                    }
-                    return;
-                }
-                // Going down (or turning at the root): to each child, and to the own node.
-                for c in 0..r.tree.children[i].len() {
-                    let to = cr.routes[x.route as usize].tree.children[i][c] as u32;
-                    cr.sends.push((x, to, false));
-                }
-                self.phase.due = true;
-                let r = &mut cr.routes[x.route as usize];
-                r.received[i] += 1;
-                if r.received[i] == info.chunks {
-                    r.received[i] = 0;
-                    self.class_done(x.route, x.node);
-                }
+                self.pass_on(cx, x, info, up);
             }
+        }
+    }
+
+    /// A node's own chunk, or a child's chunk going up, enters its logic: once every input of
+    /// the chunk is in, they combine (in a fixed order of the inputs) and the result goes on up.
+    fn combine_up(&mut self, cx: &mut dyn Context, x: Entry, info: RoundInfo) {
+        let (now, float) = (cx.now(), info.op.is_float());
+        let cr = &mut *self;
+        if let (Step::Local, true) = (x.step, x.chunk + 1 < info.chunks) {
+            let next = cr.events.insert(Entry { chunk: x.chunk + 1, ..x });
+            cx.schedule(now + cr.chunk_time, next);
+        }
+        let r = &mut cr.routes[x.route as usize];
+        let input = match x.step {
+            Step::Arrive { from, .. } => 1 + r.tree.children[x.node as usize].iter().position(|&c| c as u32 == from).unwrap() as u32,
+            _ => 0,
+        };
+        let need = r.tree.children[x.node as usize].len() as u32 + 1;
+        let slot = r.pending.entry((x.round, x.node, x.chunk)).or_default();
+        slot.count += 1;
+        if x.chunk == 0 && info.op != HwOp::None {
+            slot.values.push((input, x.value));
+        }
+        if slot.count < need {
+            return;
+        }
+        let mut values = r.pending.remove(&(x.round, x.node, x.chunk)).unwrap().values;
+        // Combine in a fixed order of the inputs, whatever order they came in.
+        values.sort_unstable_by_key(|v| v.0);
+        let mut value = values.first().map_or([0; 8], |v| v.1);
+        for v in values.iter().skip(1) {
+            info.op.combine(&mut value, &v.1);
+        }
+        // Combining costs its delay where signals come in over links (a leaf only passes
+        // its own data on): once per hop.
+        let delay = if need == 1 {
+            0
+        } else if float {
+            cr.p.float_up_delay.ps()
+        } else {
+            cr.p.up_delay.ps()
+        };
+        let ne = cr.events.insert(Entry { step: Step::Send { up: true }, value, ..x });
+        cx.schedule(now + delay, ne);
+    }
+
+    /// A node passes chunk `x` on: up to its parent, or (the root, or going down) to its
+    /// children and its own node.
+    fn pass_on(&mut self, cx: &mut dyn Context, x: Entry, info: RoundInfo, up: bool) {
+        let cr = &mut *self;
+        let r = &mut cr.routes[x.route as usize];
+        let i = x.node as usize;
+        let last = x.chunk + 1 == info.chunks;
+        if up && i != r.tree.root {
+            let p = r.tree.parent[i];
+            cr.sends.push((x, p as u32, true));
+            cx.phase_due();
+            if last && info.kind == HwKind::Reduce {
+                self.class_done(cx, x.route, x.node);
+            }
+            return;
+        }
+        // The values travel in the first chunk: the result is its.
+        if x.chunk == 0 {
+            r.results[i] = x.value;
+        }
+        if up && info.kind == HwKind::Reduce {
+            // The root has the result.
+            if last {
+                self.class_done(cx, x.route, x.node);
+            }
+            return;
+        }
+        // Going down (or turning at the root): to each child, and to the own node.
+        for c in 0..r.tree.children[i].len() {
+            let to = cr.routes[x.route as usize].tree.children[i][c] as u32;
+            cr.sends.push((x, to, false));
+        }
+        cx.phase_due();
+        let r = &mut cr.routes[x.route as usize];
+        r.received[i] += 1;
+        if r.received[i] == info.chunks {
+            r.received[i] = 0;
+            self.class_done(cx, x.route, x.node);
         }
     }
 
     /// End of an instant: the chunks that left their nodes' logic this instant go to the NICs,
     /// in an order that depends on them only (route, round, chunk, node, destination).
-    pub(crate) fn flush_class_sends(&mut self) {
-        let mut sends = std::mem::take(&mut self.classes.as_deref_mut().unwrap().sends);
+    fn flush_class_sends(&mut self, cx: &mut dyn Context) {
+        let mut sends = std::mem::take(&mut self.sends);
         sends.sort_unstable_by_key(|(x, to, up)| (x.route, x.round, x.chunk, x.node, *to, *up));
         for &(x, to, up) in &sends {
-            self.class_send(x, to, up);
+            self.class_send(cx, x, to, up);
         }
         sends.clear();
-        self.classes.as_deref_mut().unwrap().sends = sends;
+        self.sends = sends;
     }
 
     /// Send chunk `x` from its node to tree node `to` (up: to the parent).
-    fn class_send(&mut self, x: Entry, to: u32, up: bool) {
-        let chunk_cap = self.class_chunk();
-        let cr = self.classes.as_deref_mut().unwrap();
+    fn class_send(&mut self, cx: &mut dyn Context, x: Entry, to: u32, up: bool) {
+        let chunk_cap = Self::class_chunk(cx);
+        let cr = &mut *self;
         let r = &cr.routes[x.route as usize];
         let info = r.rounds[&x.round];
         let bytes = info.bytes.saturating_sub(x.chunk as u64 * chunk_cap).min(chunk_cap);
@@ -423,20 +430,67 @@ impl<O: Observer> Core<O> {
         let engine = r.engine_to[x.node as usize][&(to as usize)];
         let sig = cr.events.insert(Entry { node: to, step: Step::Arrive { up, from: x.node }, ..x });
         let class = if up { UP_CLASS } else { DOWN_CLASS };
-        let route = (0, engine, fabricsim_nic::ROUTE_DETERMINISTIC);
-        self.send(src, dst, bytes, sig as u64, crate::packet::NO_HINT, class, crate::packet::CLASS_CHUNK, route);
+        cx.send(HwMessage {
+            src,
+            dst,
+            bytes,
+            tag: sig as u64,
+            hint: crate::packet::NO_HINT,
+            class,
+            op: crate::packet::CLASS_CHUNK,
+            engine,
+            route: fabricsim_nic::ROUTE_DETERMINISTIC,
+        });
     }
 
     /// Tree node `node` of route `route` is done with its oldest collective, once its message
     /// unit has finished with the data (the receive overhead).
-    fn class_done(&mut self, route: u32, node: u32) {
-        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
-        let cr = self.classes.as_deref_mut().unwrap();
+    fn class_done(&mut self, cx: &mut dyn Context, route: u32, node: u32) {
+        let at = cx.now() + cx.params().rx_overhead.ps();
+        let cr = &mut *self;
         let e = cr.events.insert(Entry { route, round: 0, node, chunk: 0, step: Step::Done, value: [0; 8] });
-        self.queue.schedule(Time(at), Ev::Class(e));
+        cx.schedule(at, e);
     }
 }
 
-fn missing() -> String {
-    "this network has no in-network collective hardware (no class routes: see class_routes.enabled)".to_string()
+impl Unit for ClassRoutes {
+    fn runs(&self, _kind: HwKind) -> bool {
+        true
+    }
+    fn group(&mut self, cx: &mut dyn Context, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        self.class_group(cx, g, nodes)
+    }
+    fn start(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.class_start(cx, rank, c)
+    }
+    fn value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
+        self.class_value(rank, group)
+    }
+    fn on_event(&mut self, cx: &mut dyn Context, e: u32) {
+        self.class_event(cx, e);
+    }
+    /// A chunk's packets were delivered: its head was handed to the logic already.
+    fn on_message(&mut self, _cx: &mut dyn Context, _tag: u64, _dst: u32, _bytes: u64) {}
+    /// A chunk's head reached its node's collective logic (`Ev::AgentHead`): its step.
+    fn on_head(&mut self, cx: &mut dyn Context, tag: u64) {
+        self.class_event(cx, tag as u32);
+    }
+    fn phase_due(&self) -> bool {
+        self.sending()
+    }
+    fn phase(&mut self, cx: &mut dyn Context) {
+        self.flush_class_sends(cx);
+    }
+    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
+        into.append(&mut self.done);
+    }
+    fn ends_more(&self) -> bool {
+        !self.done.is_empty()
+    }
+    fn ops(&self) -> &'static [u8] {
+        &[crate::packet::CLASS_CHUNK]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

@@ -19,10 +19,9 @@
 
 pub mod wiring;
 
-use crate::sim::{Core, Ev};
+use super::{Context, HwMessage, Unit};
 use fabricsim_core::Time;
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
-use fabricsim_stats::Observer;
 use std::collections::HashMap;
 pub use wiring::{GateAlgorithm, Role, Wiring};
 
@@ -122,18 +121,11 @@ impl GateUnit {
     }
 }
 
-impl<O: Observer> Core<O> {
-    fn gate_unit(&mut self) -> Result<&mut GateUnit, String> {
-        self.gates
-            .as_deref_mut()
-            .ok_or_else(|| "this network has no in-network collective hardware (no barrier gates: see barrier.hardware)".to_string())
-    }
-
-    /// Make group `g`: give each member a BCH (a node's members on its TNIs in turn, the least
-    /// used TNI first), wire the gates, and take them.
-    pub(crate) fn gate_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        let nodes = self.group_nodes(g)?;
-        let unit = self.gate_unit()?;
+impl GateUnit {
+    /// Make group `g` (its members on `nodes`): give each member a BCH (a node's members on its
+    /// TNIs in turn, the least used TNI first), wire the gates, and take them.
+    fn make_group(&mut self, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        let unit = self;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
@@ -190,20 +182,19 @@ impl<O: Observer> Core<O> {
     }
 
     /// The wiring of group `id` (for reports and tests).
-    pub(crate) fn gate_wiring(&self, id: u32) -> Option<&Wiring> {
-        let u = self.gates.as_deref()?;
-        Some(&u.groups[*u.index.get(&id)? as usize].wiring)
+    pub(crate) fn wiring(&self, id: u32) -> Option<&Wiring> {
+        Some(&self.groups[*self.index.get(&id)? as usize].wiring)
     }
 
-    pub(crate) fn gate_value(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
-        let u = self.gates.as_deref()?;
+    fn result(&self, rank: Rank, id: u32) -> Option<[u64; 8]> {
+        let u = self;
         let g = &u.groups[*u.index.get(&id)? as usize];
         g.member_of.get(&rank.0).map(|&m| g.results[m as usize])
     }
 
     /// Member `rank` starts collective `c`: its BCH fires its start gate.
-    pub(crate) fn gate_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        let unit = self.gate_unit()?;
+    fn start_member(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let unit = self;
         if !matches!(c.kind, HwKind::Barrier | HwKind::Allreduce) {
             return Err(format!("the barrier gates do barriers and allreduces, not a {:?}", c.kind));
         }
@@ -240,13 +231,13 @@ impl<O: Observer> Core<O> {
         let mut value = [0; 8];
         value[..elements.min(8) as usize].copy_from_slice(&c.value[..elements.min(8) as usize]);
         unit.ready.push(Ready { group: gi, gate, round, value });
-        self.phase.due = true;
+        cx.phase_due();
         Ok(())
     }
 
     /// A signal with `value` arrives at input `slot` of gate `gate` of group `gi`.
-    fn gate_arrive(&mut self, gi: u32, gate: u32, slot: u8, value: [u64; 8]) {
-        let unit = self.gates.as_deref_mut().unwrap();
+    fn arrive(&mut self, cx: &mut dyn Context, gi: u32, gate: u32, slot: u8, value: [u64; 8]) {
+        let unit = self;
         let g = &mut unit.groups[gi as usize];
         let need = g.wiring.gates[gate as usize].need;
         let a = &mut g.arrived[gate as usize];
@@ -266,24 +257,24 @@ impl<O: Observer> Core<O> {
                     op.combine(&mut v, &w);
                 }
                 unit.ready.push(Ready { group: gi, gate, round, value: v });
-                self.phase.due = true;
+                cx.phase_due();
             }
         }
     }
 
     /// End of an instant: the gates whose inputs are in join their TNIs' queues, in an order
     /// that depends on them only.
-    pub(crate) fn serve_gates(&mut self) {
-        let now = self.queue.now().ps();
+    fn serve(&mut self, cx: &mut dyn Context) {
+        let now = cx.now();
         // Gates processed this instant fire first, in order of group, gate and round: their
         // signals reach the NICs in that order.
-        let mut fired = std::mem::take(&mut self.gates.as_deref_mut().unwrap().fire_due);
+        let mut fired = std::mem::take(&mut self.fire_due);
         fired.sort_unstable_by_key(|r| (r.group, r.gate, r.round));
         for r in fired.drain(..) {
-            self.gate_fire(r);
+            self.fire(cx, r);
         }
-        self.gates.as_deref_mut().unwrap().fire_due = fired;
-        let unit = self.gates.as_deref_mut().unwrap();
+        self.fire_due = fired;
+        let unit = &mut *self;
         let mut ready = std::mem::take(&mut unit.ready);
         ready.sort_unstable_by_key(|r| (r.group, r.gate, r.round));
         for r in ready.drain(..) {
@@ -303,25 +294,22 @@ impl<O: Observer> Core<O> {
                 now + after
             };
             let e = unit.firing.insert(r);
-            self.queue.schedule(Time(at), Ev::Gate(e));
+            cx.schedule(at, e);
         }
-        self.gates.as_deref_mut().unwrap().ready = ready;
+        self.ready = ready;
     }
 
-    /// A gate has been processed: it fires at the end of the instant (see `serve_gates`).
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn gate_processed(&mut self, e: u32) {
-        let unit = self.gates.as_deref_mut().unwrap();
-        let r = *unit.firing.get(e);
-        unit.firing.remove(e);
-        unit.fire_due.push(r);
-        self.phase.due = true;
+    /// A gate has been processed: it fires at the end of the instant (see `serve`).
+    fn processed(&mut self, cx: &mut dyn Context, e: u32) {
+        let r = *self.firing.get(e);
+        self.firing.remove(e);
+        self.fire_due.push(r);
+        cx.phase_due();
     }
 
     /// A gate fires: it signals its outputs, or (an end) tells its member.
-    fn gate_fire(&mut self, r: Ready) {
-        let unit = self.gates.as_deref_mut().unwrap();
+    fn fire(&mut self, cx: &mut dyn Context, r: Ready) {
+        let unit = &mut *self;
         let g = &mut unit.groups[r.group as usize];
         let gate = g.wiring.gates[r.gate as usize];
         if gate.role == Role::End {
@@ -329,7 +317,7 @@ impl<O: Observer> Core<O> {
             g.results[m] = r.value;
             let tag = g.tags[m].pop_front().expect("an end fires after its start");
             unit.done.push((g.members[m], tag));
-            self.phase.due = true;
+            cx.phase_due();
             return;
         }
         let bytes = 8 * g.ops[&r.round].1.max(1) as u64;
@@ -347,23 +335,153 @@ impl<O: Observer> Core<O> {
         }
         for (to, slot, remote) in sends {
             match remote {
-                None => self.gate_arrive(r.group, to, slot, r.value),
+                None => self.arrive(cx, r.group, to, slot, r.value),
                 Some(dst) => {
-                    let unit = self.gates.as_deref_mut().unwrap();
-                    let sig = unit.signals.insert((r.group, to, slot, r.value));
-                    let engine = (from % tnis) as u8;
-                    let route = (0, engine, fabricsim_nic::ROUTE_DETERMINISTIC);
-                    self.send(src, dst, bytes, sig as u64, crate::packet::NO_HINT, SIGNAL_CLASS, crate::packet::GATE_SIGNAL, route);
+                    let sig = self.signals.insert((r.group, to, slot, r.value));
+                    cx.send(HwMessage {
+                        src,
+                        dst,
+                        bytes,
+                        tag: sig as u64,
+                        hint: crate::packet::NO_HINT,
+                        class: SIGNAL_CLASS,
+                        op: crate::packet::GATE_SIGNAL,
+                        engine: (from % tnis) as u8,
+                        route: fabricsim_nic::ROUTE_DETERMINISTIC,
+                    });
                 }
             }
         }
     }
 
     /// A gate signal that crossed the network (message tag `sig`) arrived.
-    pub(crate) fn gate_signal_arrived(&mut self, sig: u32) {
-        let unit = self.gates.as_deref_mut().unwrap();
-        let (gi, gate, slot, value) = *unit.signals.get(sig);
-        unit.signals.remove(sig);
-        self.gate_arrive(gi, gate, slot, value);
+    fn signal_arrived(&mut self, cx: &mut dyn Context, sig: u32) {
+        let (gi, gate, slot, value) = *self.signals.get(sig);
+        self.signals.remove(sig);
+        self.arrive(cx, gi, gate, slot, value);
+    }
+}
+
+impl Unit for GateUnit {
+    fn runs(&self, kind: HwKind) -> bool {
+        matches!(kind, HwKind::Barrier | HwKind::Allreduce)
+    }
+    fn group(&mut self, _cx: &mut dyn Context, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        self.make_group(g, nodes)
+    }
+    fn start(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.start_member(cx, rank, c)
+    }
+    fn value(&self, rank: Rank, group: u32) -> Option<[u64; 8]> {
+        self.result(rank, group)
+    }
+    fn on_event(&mut self, cx: &mut dyn Context, e: u32) {
+        self.processed(cx, e);
+    }
+    fn on_message(&mut self, cx: &mut dyn Context, tag: u64, _dst: u32, _bytes: u64) {
+        self.signal_arrived(cx, tag as u32);
+    }
+    fn phase_due(&self) -> bool {
+        self.has_work()
+    }
+    fn phase(&mut self, cx: &mut dyn Context) {
+        self.serve(cx);
+    }
+    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
+        into.append(&mut self.done);
+    }
+    fn ends_more(&self) -> bool {
+        self.has_work()
+    }
+    fn ops(&self) -> &'static [u8] {
+        &[crate::packet::GATE_SIGNAL]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hardware::mock::{drive, MockContext};
+    use crate::params::NetworkParams;
+
+    /// K-computer-like gates on a ring of `nodes` nodes, one rank per node, in a mock network.
+    fn unit(nodes: u32) -> (GateUnit, MockContext) {
+        let p = GateParams {
+            tnis: 4,
+            channels: 4,
+            gates: 16,
+            channel_serial: Time::from_ns(100),
+            channel_overlap: Time::from_ns(50),
+            relay: Time::from_ns(200),
+            int_elements: 3,
+            float_elements: 3,
+            algorithm: GateAlgorithm::Auto,
+        };
+        let torus = fabricsim_topology::Torus::new(vec![nodes], Some(vec![true]), None).unwrap();
+        (GateUnit::new(p, nodes), MockContext::new(torus.build_graph(1), NetworkParams::default()))
+    }
+
+    fn group(n: u32, sums: bool) -> HwGroup {
+        HwGroup { id: 7, members: (0..n).map(Rank).collect(), sums, root: None }
+    }
+
+    fn collective(kind: HwKind, op: HwOp, tag: u64, value: u64) -> HwCollective {
+        let mut v = [0; 8];
+        v[0] = value;
+        HwCollective { kind, group: 7, bytes: if kind == HwKind::Barrier { 0 } else { 8 }, tag, op, value: v }
+    }
+
+    #[test]
+    fn a_barrier_ends_for_every_member_only_after_the_last_one_starts() {
+        let (mut u, mut cx) = unit(8);
+        let nodes: Vec<u32> = (0..8).collect();
+        u.group(&mut cx, &group(8, false), &nodes).unwrap();
+        for r in 0..7 {
+            u.start(&mut cx, Rank(r), collective(HwKind::Barrier, HwOp::None, 100 + r as u64, 0)).unwrap();
+        }
+        // Seven of eight in: the network runs dry with nobody done.
+        assert!(drive(&mut u, &mut cx, 1_000).is_empty());
+        let late = cx.now + 5_000;
+        cx.now = late;
+        u.start(&mut cx, Rank(7), collective(HwKind::Barrier, HwOp::None, 107, 0)).unwrap();
+        cx.due = true;
+        let done = drive(&mut u, &mut cx, 1_000);
+        let mut ranks: Vec<(u32, u64)> = done.iter().map(|&(_, r, t)| (r, t)).collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, (0..8).map(|r| (r, 100 + r as u64)).collect::<Vec<_>>());
+        // Signals crossed the network: at least one hop after the last start.
+        assert!(done.iter().all(|&(t, _, _)| t >= late + 1_000), "{done:?}");
+    }
+
+    #[test]
+    fn an_allreduce_gives_every_member_the_sum() {
+        let (mut u, mut cx) = unit(4);
+        let nodes: Vec<u32> = (0..4).collect();
+        u.group(&mut cx, &group(4, true), &nodes).unwrap();
+        for r in 0..4 {
+            u.start(&mut cx, Rank(r), collective(HwKind::Allreduce, HwOp::Sum, r as u64, r as u64 + 1)).unwrap();
+        }
+        let done = drive(&mut u, &mut cx, 700);
+        assert_eq!(done.len(), 4);
+        for r in 0..4 {
+            assert_eq!(u.value(Rank(r), 7).unwrap()[0], 10, "rank {r}");
+        }
+    }
+
+    #[test]
+    fn what_the_gates_cannot_do_is_refused() {
+        let (mut u, mut cx) = unit(4);
+        let nodes: Vec<u32> = (0..4).collect();
+        u.group(&mut cx, &group(4, true), &nodes).unwrap();
+        assert!(u.group(&mut cx, &group(4, true), &nodes).unwrap_err().contains("exists already"));
+        let e = u.start(&mut cx, Rank(0), collective(HwKind::Broadcast, HwOp::None, 0, 0)).unwrap_err();
+        assert!(e.contains("barriers and allreduces"), "{e}");
+        let mut big = collective(HwKind::Allreduce, HwOp::Sum, 0, 1);
+        big.bytes = 64;
+        assert!(u.start(&mut cx, Rank(0), big).unwrap_err().contains("1 to 3"));
+        assert!(!u.runs(HwKind::Broadcast) && u.runs(HwKind::Barrier));
     }
 }

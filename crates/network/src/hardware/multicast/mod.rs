@@ -11,11 +11,11 @@
 //! are in (they are done after the receive overhead); members on the root's node have it from
 //! the root's NIC. The root is done once its NIC has taken the request.
 
+use super::{Context, HwMessage, Unit};
 use crate::hardware::switch_tree::SwitchTree;
-use crate::sim::{Core, Ev};
 use fabricsim_core::{RouterId, Time};
+
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
-use fabricsim_stats::Observer;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -156,17 +156,16 @@ impl Multicast {
     }
 }
 
-impl<O: Observer> Core<O> {
+impl Multicast {
     /// Make group `g` (its root rank broadcasts; the first member without one).
-    pub(crate) fn multicast_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        let of_rank = self.group_nodes(g)?;
+    fn make_group(&mut self, g: &HwGroup, of_rank: &[u32]) -> Result<(), String> {
         let root = g.root.or(g.members.first().copied()).ok_or_else(|| format!("group {} has no members", g.id))?;
-        let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
+        let unit = self;
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
         let mut rank_on: HashMap<u32, Vec<u32>> = HashMap::new();
-        for (r, &n) in g.members.iter().zip(&of_rank) {
+        for (r, &n) in g.members.iter().zip(of_rank) {
             rank_on.entry(n).or_default().push(r.0);
         }
         let mut nodes: Vec<u32> = rank_on.keys().copied().collect();
@@ -178,15 +177,15 @@ impl<O: Observer> Core<O> {
     }
 
     /// Member `rank` starts broadcast `c`: the root sends it, the others wait for it.
-    pub(crate) fn multicast_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        let now = self.queue.now().ps();
-        let tx = self.p.tx_overhead.ps();
+    fn start_member(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let now = cx.now();
+        let tx = cx.params().tx_overhead.ps();
         if c.kind != HwKind::Broadcast {
             return Err(format!("the switch multicast does broadcasts, not a {:?}", c.kind));
         }
         // (A rank beyond the job is on no node: not a member.)
-        let node = if rank.0 < self.ranks() { self.node(rank.0) } else { u32::MAX };
-        let unit = self.multicast.as_deref_mut().ok_or_else(no_multicast)?;
+        let node = if rank.0 < cx.ranks() { cx.node(rank.0) } else { u32::MAX };
+        let unit = self;
         let gi = *unit.index.get(&c.group).ok_or_else(|| format!("group {} was not made (collective_group)", c.group))?;
         let g = &mut unit.groups[gi as usize];
         if !g.rank_on.get(&node).is_some_and(|on| on.contains(&rank.0)) {
@@ -201,7 +200,7 @@ impl<O: Observer> Core<O> {
                 // Already in: over once the NIC has finished with it.
                 Some(arrived) => {
                     let f = unit.steps.insert(Step::Finish { rank: rank.0, tag: c.tag });
-                    self.queue.schedule(Time(now.max(arrived + self.p.rx_overhead.ps())), Ev::Multicast(f));
+                    cx.schedule(now.max(arrived + cx.params().rx_overhead.ps()), f);
                 }
                 None => {
                     g.waiting.insert(key, c.tag);
@@ -211,25 +210,25 @@ impl<O: Observer> Core<O> {
         }
         // The root's part: its NIC takes the request; the data leaves then, as a message's does.
         let f = unit.steps.insert(Step::Finish { rank: rank.0, tag: c.tag });
-        self.queue.schedule(Time(now + tx), Ev::Multicast(f));
+        cx.schedule(now + tx, f);
         if g.nodes.len() > 1 || g.rank_on[&g.nodes[0]].len() > 1 {
             let seq = g.casts;
             g.casts += 1;
             let f = unit.steps.insert(Step::Send { rank: rank.0, group: gi, bytes: c.bytes.max(1), seq });
-            self.queue.schedule(Time(now + tx), Ev::Multicast(f));
+            cx.schedule(now + tx, f);
         }
         Ok(())
     }
 
     /// End of an instant: the broadcasts whose data leaves now choose their roots (seeing the
     /// switches' loads as the instant left them) and go to their NICs, in an order of their own.
-    pub(crate) fn multicast_phase(&mut self) {
-        let mut list = std::mem::take(&mut self.multicast.as_deref_mut().unwrap().sending);
+    fn multicast_phase(&mut self, cx: &mut dyn Context) {
+        let mut list = std::mem::take(&mut self.sending);
         list.sort_unstable();
-        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
+        let at = cx.now() + cx.params().rx_overhead.ps();
         for &(gi, seq, src, bytes) in &list {
-            let src_node = self.node(src);
-            let g = &self.multicast.as_deref().unwrap().groups[gi as usize];
+            let src_node = cx.node(src);
+            let g = &self.groups[gi as usize];
             // Members on the root's node have the data from its NIC; the others' nodes get it
             // through the network.
             let local: Vec<u32> = g.rank_on[&src_node].iter().copied().filter(|&r| r != src).collect();
@@ -238,24 +237,25 @@ impl<O: Observer> Core<O> {
             // placeholder: copies name their nodes as they reach them.
             let to = if dests.len() == 1 { g.rank_on[&dests[0]][0] } else { src };
             for r in local {
-                self.multicast_member_has(gi as usize, r, seq, at);
+                self.member_has(cx, gi as usize, r, seq, at);
             }
             if dests.is_empty() {
                 continue;
             }
-            let Ok(cast) = self.make_cast(gi, seq, src_node, &dests, bytes) else {
+            let Ok(cast) = self.make_cast(cx, gi, seq, src_node, &dests, bytes) else {
                 unreachable!("the root switches of a group's nodes have them all below")
             };
-            let route = (0, self.multicast.as_deref().unwrap().p.rail as u8, fabricsim_nic::ROUTE_DETERMINISTIC);
-            self.send(src, to, bytes, cast as u64, MCAST_HINT, 0, crate::packet::MULTICAST, route);
+            let (engine, route) = (self.p.rail as u8, fabricsim_nic::ROUTE_DETERMINISTIC);
+            let (hint, op) = (MCAST_HINT, crate::packet::MULTICAST);
+            cx.send(HwMessage { src, dst: to, bytes, tag: cast as u64, hint, class: 0, op, engine, route });
         }
         list.clear();
-        self.multicast.as_deref_mut().unwrap().sending = list;
+        self.sending = list;
     }
 
     /// Choose the root of a broadcast of group `gi` from `src` to `dests` and build its paths.
-    fn make_cast(&mut self, gi: u32, seq: u32, src: u32, dests: &[u32], bytes: u64) -> Result<u32, String> {
-        let unit = self.multicast.as_deref().unwrap();
+    fn make_cast(&mut self, cx: &mut dyn Context, gi: u32, seq: u32, src: u32, dests: &[u32], bytes: u64) -> Result<u32, String> {
+        let unit = &*self;
         let mut all = dests.to_vec();
         all.push(src);
         let candidates = SwitchTree::roots(&unit.tree, unit.p.rail, &all)?;
@@ -265,20 +265,20 @@ impl<O: Observer> Core<O> {
             RootChoice::Fixed => candidates[gi as usize % candidates.len()],
             RootChoice::Random => candidates[draw(candidates.len())],
             RootChoice::Hlse => {
-                let loads: Vec<u64> = candidates.iter().map(|&r| self.switch_load(r)).collect();
+                let loads: Vec<u64> = candidates.iter().map(|&r| cx.switch_packets(r)).collect();
                 let mean = loads.iter().sum::<u64>() as f64 / loads.len() as f64;
                 let light: Vec<RouterId> = candidates.iter().zip(&loads).filter(|(_, &l)| l as f64 <= mean).map(|(&r, _)| r).collect();
                 light[draw(light.len())]
             }
         };
         let f = &unit.tree;
-        let tree = SwitchTree::from_root(f, &self.graph, root, dests)?;
+        let tree = SwitchTree::from_root(f, cx.graph(), root, dests)?;
         let down = tree.switch_elements().map(|(r, e)| (r.0, e.children.iter().map(|&(_, port)| port).collect())).collect();
         // The unique path from the root down to the source, climbed the other way: each switch
         // on it below the root sends up on its port toward its parent.
-        let path = SwitchTree::from_root(f, &self.graph, root, &[src])?;
+        let path = SwitchTree::from_root(f, cx.graph(), root, &[src])?;
         let up = path.switch_elements().filter(|(_, e)| e.parent != usize::MAX).map(|(r, e)| (r.0, e.up_port)).collect();
-        let unit = self.multicast.as_deref_mut().unwrap();
+        let unit = self;
         unit.started += 1;
         *unit.roots.entry(root.0).or_default() += 1;
         let id = unit.next_cast;
@@ -288,26 +288,12 @@ impl<O: Observer> Core<O> {
         Ok(id)
     }
 
-    /// Packets in switch `r`'s input buffers (the load HLSE compares).
-    fn switch_load(&self, r: RouterId) -> u64 {
-        let (first, last) = (self.graph.port_offset[r.index()] * self.fabric.vcs, self.graph.port_offset[r.index() + 1] * self.fabric.vcs);
-        let mut n = 0;
-        for q in first..last {
-            let mut p = self.fabric.vcq[q as usize].head;
-            while p != crate::packet::PacketId::NIL {
-                n += 1;
-                p = self.packets.get(p).next;
-            }
-        }
-        n
-    }
-
     /// A copy of broadcast `tag` with `payload` bytes reached the node of member `rank`: once
     /// all its bytes are in, every member on the node has it.
-    pub(crate) fn multicast_received(&mut self, tag: u32, rank: u32, payload: u64) {
-        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
-        let node = self.node(rank);
-        let unit = self.multicast.as_deref_mut().unwrap();
+    fn received(&mut self, cx: &mut dyn Context, tag: u32, rank: u32, payload: u64) {
+        let at = cx.now() + cx.params().rx_overhead.ps();
+        let node = cx.node(rank);
+        let unit = &mut *self;
         let cast = unit.casts.get_mut(&tag).expect("a copy of a broadcast that is over");
         let got = cast.received.entry(node).or_default();
         *got += payload;
@@ -320,53 +306,84 @@ impl<O: Observer> Core<O> {
             unit.casts.remove(&tag);
         }
         for r in unit.groups[gi].rank_on[&node].clone() {
-            self.multicast_member_has(gi, r, seq, at);
+            self.member_has(cx, gi, r, seq, at);
         }
     }
 
     /// Member `rank` of group `gi` has broadcast `seq`, its NIC done with it at `at`: its start
     /// of that broadcast ends then, or when it comes.
-    fn multicast_member_has(&mut self, gi: usize, rank: u32, seq: u32, at: u64) {
-        let unit = self.multicast.as_deref_mut().unwrap();
+    fn member_has(&mut self, cx: &mut dyn Context, gi: usize, rank: u32, seq: u32, at: u64) {
+        let unit = self;
         let g = &mut unit.groups[gi];
         match g.waiting.remove(&(rank, seq)) {
             Some(t) => {
                 let f = unit.steps.insert(Step::Finish { rank, tag: t });
-                self.queue.schedule(Time(at), Ev::Multicast(f));
+                cx.schedule(at, f);
             }
             None => {
-                g.early.insert((rank, seq), at - self.p.rx_overhead.ps());
+                g.early.insert((rank, seq), at - cx.params().rx_overhead.ps());
             }
         }
     }
 
     /// A member rank of broadcast `tag`'s group on `node`.
-    pub(crate) fn multicast_rank_on(&self, tag: u32, node: u32) -> Option<u32> {
-        let unit = self.multicast.as_deref()?;
+    pub(crate) fn rank_on(&self, tag: u32, node: u32) -> Option<u32> {
+        let unit = self;
         let cast = unit.casts.get(&tag)?;
         unit.groups[cast.group as usize].rank_on.get(&node).map(|r| r[0])
     }
 
     /// An `Ev::Multicast` event.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn multicast_event(&mut self, f: u32) {
-        let unit = self.multicast.as_deref_mut().unwrap();
+    fn event(&mut self, cx: &mut dyn Context, f: u32) {
+        let unit = self;
         let x = *unit.steps.get(f);
         unit.steps.remove(f);
         match x {
             Step::Finish { rank, tag } => {
                 unit.done.push((rank, tag));
-                self.phase.due = true;
+                cx.phase_due();
             }
             Step::Send { rank, group, bytes, seq } => {
                 unit.sending.push((group, seq, rank, bytes));
-                self.phase.due = true;
+                cx.phase_due();
             }
         }
     }
 }
 
-fn no_multicast() -> String {
-    "this network has no in-network collective hardware (no switch multicast: see multicast.enabled)".to_string()
+impl Unit for Multicast {
+    fn runs(&self, kind: HwKind) -> bool {
+        kind == HwKind::Broadcast
+    }
+    fn group(&mut self, _cx: &mut dyn Context, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        self.make_group(g, nodes)
+    }
+    fn start(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.start_member(cx, rank, c)
+    }
+    fn on_event(&mut self, cx: &mut dyn Context, e: u32) {
+        self.event(cx, e);
+    }
+    /// A copy reached a member's node (the message names the member as its `dst`).
+    fn on_message(&mut self, cx: &mut dyn Context, tag: u64, dst: u32, bytes: u64) {
+        self.received(cx, tag as u32, dst, bytes);
+    }
+    fn phase_due(&self) -> bool {
+        self.sending()
+    }
+    fn phase(&mut self, cx: &mut dyn Context) {
+        self.multicast_phase(cx);
+    }
+    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
+        into.append(&mut self.done);
+    }
+    fn ends_more(&self) -> bool {
+        !self.done.is_empty()
+    }
+    fn ops(&self) -> &'static [u8] {
+        &[crate::packet::MULTICAST]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
 }

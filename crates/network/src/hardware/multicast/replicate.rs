@@ -17,7 +17,7 @@
 //! has them all: two multicasts that each hold an output the other wants then wait forever.
 
 use crate::fabric::channel;
-use crate::hardware::multicast::MCAST_HINT;
+use crate::hardware::multicast::{Multicast, MCAST_HINT};
 use crate::packet::{Message, Packet, PacketId, NIL};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
@@ -45,7 +45,7 @@ impl<O: Observer> Core<O> {
         let p = *self.packets.get(pkt);
         let (in_port, in_vc) = self.fabric.vcs_div.div_rem(p.q.0);
         let (router, base) = self.router_of(in_port);
-        let unit = self.multicast.as_deref().expect("a multicast packet without multicast");
+        let unit = self.hardware.get::<Multicast>().expect("a multicast packet without multicast");
         let f = unit.fat_tree();
         let (_, level, _) = f.locate(fabricsim_core::RouterId(router));
         let from_above = in_port - base >= f.children()[level - 1];
@@ -76,7 +76,11 @@ impl<O: Observer> Core<O> {
         if self.graph.kind[out as usize] == PortKind::Terminal {
             let node = self.graph.peer[out as usize];
             let msg = self.packets.get(pkt).msg;
-            let rank = self.multicast_rank_on(self.nics.messages.get(msg).tag as u32, node).expect("a multicast copy for a node without a member");
+            let rank = self
+                .hardware
+                .get::<Multicast>()
+                .and_then(|m| m.rank_on(self.nics.messages.get(msg).tag as u32, node))
+                .expect("a multicast copy for a node without a member");
             self.packets.get_mut(pkt).dst = node;
             self.nics.messages.get_mut(msg).dst = rank;
         }
@@ -92,7 +96,7 @@ impl<O: Observer> Core<O> {
         let mut order: Vec<(u32, u32)> =
             list.iter().map(|&w| (self.packets.get(self.agents.as_deref().unwrap().copies[&w].pkt).q.0 - qbase, w)).collect();
         order.sort_unstable_by_key(|&(bit, _)| (bit + 128 - rr - 1) % 128);
-        let grb = self.multicast.as_deref().unwrap().p.grb;
+        let grb = self.hardware.get::<Multicast>().unwrap().p.grb;
         for (bit, w) in order {
             let c = self.agents.as_deref().unwrap().copies[&w].clone();
             let p = *self.packets.get(c.pkt);
@@ -182,7 +186,7 @@ impl<O: Observer> Core<O> {
         let p = *self.packets.get(c.pkt);
         self.take_head(p.q, c.pkt);
         let vc = (p.q.0 % self.fabric.vcs) as u8;
-        let extra = self.multicast.as_deref().unwrap().p.copy_delay.ps();
+        let extra = self.hardware.get::<Multicast>().unwrap().p.copy_delay.ps();
         let m = *self.nics.messages.get(p.msg);
         let mut end = now;
         for &out in &c.outs {

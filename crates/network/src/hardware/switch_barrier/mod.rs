@@ -25,13 +25,12 @@
 //! takes its link, then the receiver throws it away), drawn from the run's seed and the
 //! packet's identity, so a run is reproducible whatever order its events tie in.
 
+use super::{Context, HwMessage, Unit};
 use crate::hardware::agent::{AgentSend, SINK_HINT};
 pub use crate::hardware::switch_tree::{At, SwitchTree};
 use crate::packet::SWITCH_BARRIER;
-use crate::sim::{Core, Ev};
 use fabricsim_core::Time;
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
-use fabricsim_stats::Observer;
 use std::collections::{HashMap, VecDeque};
 
 /// Dawning's barrier logic in the switches and NICs (`[switch_barrier]` in a scenario).
@@ -204,22 +203,14 @@ impl SwitchBarrier {
     }
 }
 
-impl<O: Observer> Core<O> {
-    fn barrier_unit(&mut self) -> Result<&mut SwitchBarrier, String> {
-        self.switch_barrier
-            .as_deref_mut()
-            .ok_or_else(|| "this network has no in-network collective hardware (no switch barrier: see switch_barrier.enabled)".to_string())
-    }
-
+impl SwitchBarrier {
     /// Make group `g`'s barrier tree (its `root`, a rank, does not apply: the root is a switch).
-    pub(crate) fn barrier_group(&mut self, g: &HwGroup) -> Result<(), String> {
-        let of_rank = self.group_nodes(g)?;
+    fn make_group(&mut self, cx: &mut dyn Context, g: &HwGroup, of_rank: &[u32]) -> Result<(), String> {
         // The NIC's barrier logic gathers its node's members first: the tree is over nodes.
-        let mut nodes = of_rank.clone();
+        let mut nodes = of_rank.to_vec();
         nodes.sort_unstable();
         nodes.dedup();
-        let Core { switch_barrier, graph, .. } = self;
-        let unit = switch_barrier.as_deref_mut().ok_or("no switch barrier")?;
+        let (unit, graph) = (self, cx.graph());
         if unit.index.contains_key(&g.id) {
             return Err(format!("group {} exists already", g.id));
         }
@@ -228,7 +219,7 @@ impl<O: Observer> Core<O> {
         let mut elem_of = HashMap::new();
         let elem_on: HashMap<u32, usize> =
             tree.elements.iter().enumerate().filter_map(|(i, e)| if let At::Node(n) = e.at { Some((n.0, i)) } else { None }).collect();
-        for (r, n) in g.members.iter().zip(&of_rank) {
+        for (r, n) in g.members.iter().zip(of_rank) {
             let i = elem_on[n];
             ranks[i].push(r.0);
             elem_of.insert(r.0, i as u32);
@@ -242,16 +233,16 @@ impl<O: Observer> Core<O> {
     }
 
     /// The barrier tree of group `id` (for reports and tests).
-    pub(crate) fn barrier_tree(&self, id: u32) -> Option<&SwitchTree> {
-        let u = self.switch_barrier.as_deref()?;
+    pub(crate) fn tree(&self, id: u32) -> Option<&SwitchTree> {
+        let u = self;
         Some(&u.groups[*u.index.get(&id)? as usize].tree)
     }
 
     /// Member `rank` starts barrier `c`: its NIC's barrier logic hears of it once the NIC has
     /// handled the request (the send overhead).
-    pub(crate) fn barrier_start(&mut self, rank: Rank, c: HwCollective) -> Result<(), String> {
-        let at = self.queue.now().ps() + self.p.tx_overhead.ps();
-        let unit = self.barrier_unit()?;
+    fn start_member(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        let at = cx.now() + cx.params().tx_overhead.ps();
+        let unit = self;
         if c.kind != HwKind::Barrier {
             return Err(format!("the switch barrier does barriers, not a {:?}", c.kind));
         }
@@ -263,41 +254,38 @@ impl<O: Observer> Core<O> {
         let round = *k;
         *k += 1;
         let e = unit.events.insert(Entry { group: gi, elem, round, step: Step::Start });
-        self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
+        cx.schedule(at, e);
         Ok(())
     }
 
     /// An `Ev::SwitchBarrier` event, or a barrier packet delivered to its element (its message's
     /// tag): the entry's step is taken in the phase, with the instant's others.
-    #[cold]
-    #[inline(never)]
-    pub(crate) fn barrier_event(&mut self, e: u32) {
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+    fn event(&mut self, cx: &mut dyn Context, e: u32) {
+        let unit = self;
         let x = *unit.events.get(e);
         unit.events.remove(e);
         unit.due.push(x);
-        self.phase.due = true;
+        cx.phase_due();
     }
 
     /// End of an instant: the steps due, in their order (see [`Entry::order`]), then the packets
     /// they send.
-    pub(crate) fn barrier_phase(&mut self) {
-        let mut due = std::mem::take(&mut self.switch_barrier.as_deref_mut().unwrap().due);
+    fn barrier_phase(&mut self, cx: &mut dyn Context) {
+        let mut due = std::mem::take(&mut self.due);
         due.sort_unstable_by_key(Entry::order);
         for &x in &due {
-            self.barrier_step(x);
+            self.barrier_step(cx, x);
         }
         due.clear();
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
-        if unit.due.is_empty() {
-            unit.due = due;
+        if self.due.is_empty() {
+            self.due = due;
         }
-        self.flush_barrier_sends();
+        self.flush_barrier_sends(cx);
     }
 
-    fn barrier_step(&mut self, x: Entry) {
-        let now = self.queue.now().ps();
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+    fn barrier_step(&mut self, cx: &mut dyn Context, x: Entry) {
+        let now = cx.now();
+        let unit = &mut *self;
         let (gi, ei) = (x.group as usize, x.elem as usize);
         match x.step {
             Step::Packet { kind, from, corrupt } => {
@@ -310,12 +298,12 @@ impl<O: Observer> Core<O> {
                     At::Node(_) => 0,
                 };
                 if delay == 0 {
-                    return self.barrier_process(x, kind, from);
+                    return self.barrier_process(cx, x, kind, from);
                 }
                 let ne = unit.events.insert(Entry { step: Step::Process { kind, from }, ..x });
-                self.queue.schedule(Time(now + delay), Ev::SwitchBarrier(ne));
+                cx.schedule(now + delay, ne);
             }
-            Step::Process { kind, from } => self.barrier_process(x, kind, from),
+            Step::Process { kind, from } => self.barrier_process(cx, x, kind, from),
             Step::Start => {
                 let g = &mut unit.groups[gi];
                 let st = &mut g.state[ei];
@@ -328,7 +316,7 @@ impl<O: Observer> Core<O> {
                 st.local += 1;
                 if st.local == g.ranks[ei].len() as u32 {
                     st.got |= 1;
-                    self.barrier_check(x.group, x.elem);
+                    self.barrier_check(cx, x.group, x.elem);
                 }
             }
             Step::Retry { attempt } | Step::Urge { attempt } => {
@@ -350,21 +338,21 @@ impl<O: Observer> Core<O> {
                 let parent = unit.groups[gi].tree.elements[ei].parent as u32;
                 unit.sends.push(Send { group: x.group, round: x.round, from: x.elem, to: parent, kind });
                 let ne = unit.events.insert(Entry { step: next, ..x });
-                self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
-                self.phase.due = true;
+                cx.schedule(now + after.ps(), ne);
+                cx.phase_due();
             }
             Step::Finish { rank } => {
                 let g = &mut unit.groups[gi];
                 let tag = g.tags.get_mut(&rank).and_then(|t| t.pop_front()).expect("a barrier finished that its member did not start");
                 unit.done.push((rank, tag));
-                self.phase.due = true;
+                cx.phase_due();
             }
         }
     }
 
     /// Element `x.elem`'s logic takes in a `kind` packet of round `x.round` from element `from`.
-    fn barrier_process(&mut self, x: Entry, kind: Kind, from: u32) {
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+    fn barrier_process(&mut self, cx: &mut dyn Context, x: Entry, kind: Kind, from: u32) {
+        let unit = &mut *self;
         let g = &mut unit.groups[x.group as usize];
         let ei = x.elem as usize;
         let reply = |to, kind| Send { group: x.group, round: x.round, from: x.elem, to, kind };
@@ -372,12 +360,12 @@ impl<O: Observer> Core<O> {
             Kind::Arrive => {
                 // Acked whether new or repeated (its first ack may have been lost).
                 unit.sends.push(reply(from, Kind::Ack));
-                self.phase.due = true;
+                cx.phase_due();
                 let st = &mut g.state[ei];
                 if x.round == st.round {
                     let child = g.tree.elements[ei].children.iter().position(|&(c, _)| c as u32 == from).expect("arrive from a non-child");
                     st.got |= 1u128 << child;
-                    self.barrier_check(x.group, x.elem);
+                    self.barrier_check(cx, x.group, x.elem);
                 }
             }
             Kind::Ack => {
@@ -388,14 +376,14 @@ impl<O: Observer> Core<O> {
             }
             Kind::Done => {
                 if x.round == g.state[ei].round {
-                    self.barrier_complete(x.group, x.elem);
+                    self.barrier_complete(cx, x.group, x.elem);
                 }
             }
             Kind::Urge => {
                 // Answered only once the round's done has gone down from here.
                 if x.round < g.state[ei].round {
                     unit.sends.push(reply(from, Kind::Done));
-                    self.phase.due = true;
+                    cx.phase_due();
                 }
             }
         }
@@ -403,9 +391,9 @@ impl<O: Observer> Core<O> {
 
     /// Element `elem` has what it waits for, if every input is in: the root completes the round,
     /// any other element sends its arrive up (and sets its timers).
-    fn barrier_check(&mut self, group: u32, elem: u32) {
-        let now = self.queue.now().ps();
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+    fn barrier_check(&mut self, cx: &mut dyn Context, group: u32, elem: u32) {
+        let now = cx.now();
+        let unit = &mut *self;
         let g = &mut unit.groups[group as usize];
         let e = &g.tree.elements[elem as usize];
         let need = if e.children.is_empty() { 1 } else { u128::MAX >> (128 - e.children.len()) };
@@ -414,23 +402,23 @@ impl<O: Observer> Core<O> {
             return;
         }
         if elem as usize == g.tree.root {
-            return self.barrier_complete(group, elem);
+            return self.barrier_complete(cx, group, elem);
         }
         (st.sent, st.attempts) = (true, 1);
         let round = st.round;
         unit.sends.push(Send { group, round, from: elem, to: e.parent as u32, kind: Kind::Arrive });
-        self.phase.due = true;
+        cx.phase_due();
         for (step, after) in [(Step::Retry { attempt: 0 }, unit.p.retry_timeout), (Step::Urge { attempt: 0 }, unit.p.urge_timeout)] {
             let ne = unit.events.insert(Entry { group, elem, round, step });
-            self.queue.schedule(Time(now + after.ps()), Ev::SwitchBarrier(ne));
+            cx.schedule(now + after.ps(), ne);
         }
     }
 
     /// Element `elem` completes its round: done goes to its children; a member's NIC tells its
     /// member once it has finished (the receive overhead).
-    fn barrier_complete(&mut self, group: u32, elem: u32) {
-        let at = self.queue.now().ps() + self.p.rx_overhead.ps();
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+    fn barrier_complete(&mut self, cx: &mut dyn Context, group: u32, elem: u32) {
+        let at = cx.now() + cx.params().rx_overhead.ps();
+        let unit = &mut *self;
         let g = &mut unit.groups[group as usize];
         let st = &mut g.state[elem as usize];
         let round = st.round;
@@ -443,35 +431,35 @@ impl<O: Observer> Core<O> {
         for &(c, _) in &g.tree.elements[elem as usize].children {
             unit.sends.push(Send { group, round, from: elem, to: c as u32, kind: Kind::Done });
         }
-        self.phase.due = true;
+        cx.phase_due();
         if let At::Node(_) = g.tree.elements[elem as usize].at {
             for &rank in &g.ranks[elem as usize] {
                 let e = unit.events.insert(Entry { group, elem, round, step: Step::Finish { rank } });
-                self.queue.schedule(Time(at), Ev::SwitchBarrier(e));
+                cx.schedule(at, e);
             }
             if all {
-                self.barrier_check(group, elem);
+                self.barrier_check(cx, group, elem);
             }
         }
     }
 
     /// The barrier packets that left their elements this instant go out, in an order that
     /// depends on them only.
-    fn flush_barrier_sends(&mut self) {
-        let mut sends = std::mem::take(&mut self.switch_barrier.as_deref_mut().unwrap().sends);
+    fn flush_barrier_sends(&mut self, cx: &mut dyn Context) {
+        let mut sends = std::mem::take(&mut self.sends);
         sends.sort_unstable();
         for &s in &sends {
-            self.barrier_send(s);
+            self.barrier_send(cx, s);
         }
         sends.clear();
-        self.switch_barrier.as_deref_mut().unwrap().sends = sends;
+        self.sends = sends;
     }
 
-    fn barrier_send(&mut self, s: Send) {
+    fn barrier_send(&mut self, cx: &mut dyn Context, s: Send) {
         let deterministic = fabricsim_nic::ROUTE_DETERMINISTIC;
         // The class VC the NICs put the barrier class on.
-        let zone = self.class_route(BARRIER_CLASS, deterministic);
-        let unit = self.switch_barrier.as_deref_mut().unwrap();
+        let zone = cx.class_route(BARRIER_CLASS, deterministic);
+        let unit = &mut *self;
         unit.counts.packets += 1;
         let st = &mut unit.groups[s.group as usize].state[s.from as usize];
         st.packets += 1;
@@ -493,13 +481,51 @@ impl<O: Observer> Core<O> {
         match at {
             // The NIC's barrier logic sends on the plane's engine.
             At::Node(_) => {
-                let engine = (self.switch_barrier.as_deref().unwrap().p.rail) as u8;
-                self.send(rank, rank, payload as u64, tag, SINK_HINT, BARRIER_CLASS, SWITCH_BARRIER, (0, engine, deterministic));
+                let engine = self.p.rail as u8;
+                let (hint, class, op, route) = (SINK_HINT, BARRIER_CLASS, SWITCH_BARRIER, deterministic);
+                cx.send(HwMessage { src: rank, dst: rank, bytes: payload as u64, tag, hint, class, op, engine, route });
             }
             At::Switch(_) => {
                 let send = AgentSend { tag, op: SWITCH_BARRIER, src: anchor, dst, payload, prio: BARRIER_CLASS, zone };
-                self.agent_send(out, send);
+                cx.agent_send(out, send);
             }
         }
+    }
+}
+
+impl Unit for SwitchBarrier {
+    fn runs(&self, kind: HwKind) -> bool {
+        kind == HwKind::Barrier
+    }
+    fn group(&mut self, cx: &mut dyn Context, g: &HwGroup, nodes: &[u32]) -> Result<(), String> {
+        self.make_group(cx, g, nodes)
+    }
+    fn start(&mut self, cx: &mut dyn Context, rank: Rank, c: HwCollective) -> Result<(), String> {
+        self.start_member(cx, rank, c)
+    }
+    fn on_event(&mut self, cx: &mut dyn Context, e: u32) {
+        self.event(cx, e);
+    }
+    /// A barrier packet delivered to its element (its tag): its step.
+    fn on_message(&mut self, cx: &mut dyn Context, tag: u64, _dst: u32, _bytes: u64) {
+        self.event(cx, tag as u32);
+    }
+    fn phase_due(&self) -> bool {
+        self.has_work()
+    }
+    fn phase(&mut self, cx: &mut dyn Context) {
+        self.barrier_phase(cx);
+    }
+    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
+        into.append(&mut self.done);
+    }
+    fn ends_more(&self) -> bool {
+        !self.done.is_empty()
+    }
+    fn ops(&self) -> &'static [u8] {
+        &[SWITCH_BARRIER]
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
     }
 }
