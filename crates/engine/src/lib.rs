@@ -105,6 +105,10 @@ pub struct EventQueue<E> {
     /// Ordering key of the earliest event outside the lanes (in the wheel or the heap),
     /// `u64::MAX` when there is none.
     off_lane_key: u64,
+    /// Ordering key of the next event (the least of `fronts` and `off_lane_key`), `u64::MAX`
+    /// when the queue is empty: kept up to date by every push and pop, so asking what comes next
+    /// (is the instant over? when is the next event?) is one load, not a scan.
+    next: u64,
     /// Events outside the lanes: the near future in a timing wheel, the rest in a heap.
     wheel: wheel::Wheel<E>,
     heap: BinaryHeap<HeapEntry<E>>,
@@ -139,6 +143,7 @@ impl<E: Copy + Default> EventQueue<E> {
             front_events: [E::default(); MAX_LANES],
             backs: [0; MAX_LANES],
             off_lane_key: EMPTY,
+            next: EMPTY,
             wheel: wheel::Wheel::new(),
             heap: BinaryHeap::with_capacity(1024),
             seq: 0,
@@ -193,6 +198,7 @@ impl<E: Copy + Default> EventQueue<E> {
         self.seq += 1;
         let k = key(time, rank);
         self.off_lane_key = self.off_lane_key.min(k);
+        self.next = self.next.min(k);
         // The tie-break below the key: scheduling order, or in shuffle mode a random draw above
         // the sequence number's low half (which keeps every order distinct, as the wheel needs).
         let tie = match &mut self.shuffle {
@@ -222,6 +228,7 @@ impl<E: Copy + Default> EventQueue<E> {
             if self.backs[lane] == 0 {
                 self.fronts[lane] = k;
                 self.front_events[lane] = event;
+                self.next = self.next.min(k);
             }
             self.backs[lane] = k;
             self.lanes[lane].push_back(LaneEntry { key: k, event });
@@ -238,20 +245,27 @@ impl<E: Copy + Default> EventQueue<E> {
 
     /// Where the next event is: `Some(lane)`, or `None` for the heap (or nothing at all).
     ///
-    /// A pairwise minimum over the lane fronts (a shallow tree the CPU evaluates in parallel,
-    /// rather than a chain of dependent compares), then the winner is read off the key: a lane
-    /// front's low bits are its rank (lane + 1), and ranks of lane fronts are distinct. The heap
-    /// wins a tie (its events of a rank come before the lane's).
+    /// The winner is read off the next key: a lane front's low bits are its rank (lane + 1), and
+    /// ranks of lane fronts are distinct. The heap wins a tie (its events of a rank come before
+    /// the lane's).
     #[inline]
     fn next_source(&self) -> Option<usize> {
-        let f = &self.fronts;
-        let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
-        // `m < off_lane_key` also rules out "everything empty" (`off_lane_key` is at most EMPTY).
-        if m < self.off_lane_key {
-            Some(((m & ((1 << RANK_BITS) - 1)) as usize).wrapping_sub(1) & (MAX_LANES - 1))
+        // `next < off_lane_key` also rules out "everything empty" (`off_lane_key` is at most
+        // EMPTY), and means a lane front is the least.
+        if self.next < self.off_lane_key {
+            Some(((self.next & ((1 << RANK_BITS) - 1)) as usize).wrapping_sub(1) & (MAX_LANES - 1))
         } else {
             None
         }
+    }
+
+    /// The least of the lane fronts and the off-lane key: a pairwise minimum (a shallow tree the
+    /// CPU evaluates in parallel, rather than a chain of dependent compares).
+    #[inline(always)]
+    fn least_key(&self) -> u64 {
+        let f = &self.fronts;
+        let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
+        m.min(self.off_lane_key)
     }
 
     /// Ordering key of an event scheduled on `lane` at `time`: events come out in increasing key
@@ -278,9 +292,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// yet popped): a caller that acts once an instant is over asks this after each event.
     #[inline]
     pub fn instant_pending(&self) -> bool {
-        let f = &self.fronts;
-        let m = f[0].min(f[1]).min(f[2].min(f[3])).min(f[4].min(f[5]).min(f[6].min(f[7])));
-        time_of(m.min(self.off_lane_key)) == self.now.0 && m.min(self.off_lane_key) != EMPTY
+        time_of(self.next) == self.now.0 && self.next != EMPTY
     }
 
     /// Make the current ordering key the last one of the current instant, as if an event after
@@ -295,10 +307,7 @@ impl<E: Copy + Default> EventQueue<E> {
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        match self.next_source() {
-            Some(l) => self.lanes[l].front().map(|e| Time(time_of(e.key))),
-            None => (self.off_lane_key != EMPTY).then(|| Time(time_of(self.off_lane_key))),
-        }
+        (self.next != EMPTY).then(|| Time(time_of(self.next)))
     }
 
     /// The event `k` places behind the front of `lane` (0: its front), if there is one. Lane
@@ -348,6 +357,7 @@ impl<E: Copy + Default> EventQueue<E> {
                 ((order >> 64) as u64, event)
             }
         };
+        self.next = self.least_key();
         self.current = time;
         let time = time_of(time);
         self.now = Time(time);
@@ -647,7 +657,11 @@ mod tests {
                 }
             }
             loop {
+                // What comes next, asked without popping, agrees with what the pop gives.
+                let (ahead, pending, before) = (q.peek_time(), q.instant_pending(), q.now());
                 let got = q.pop().map(|(t, e)| (t.0, e));
+                proptest::prop_assert_eq!(ahead.map(|t| t.0), got.map(|g| g.0));
+                proptest::prop_assert_eq!(pending, got.is_some_and(|g| g.0 == before.0));
                 proptest::prop_assert_eq!(got, r.pop());
                 if got.is_none() {
                     break;
