@@ -374,9 +374,11 @@ impl<E: Copy + Default> EventQueue<E> {
         }
     }
 
+    /// Events pending.
     pub fn len(&self) -> usize {
         self.heap.len() + self.wheel.len() + self.lanes.iter().map(|l| l.len()).sum::<usize>()
     }
+    /// Whether no event is pending.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -24,6 +24,10 @@
 //! `core` (units, ids, errors) → `topology` → `routing` → `engine` → `network` → `workload`,
 //! with `stats` beside them.
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod background;
 pub mod collective;
 pub mod info;

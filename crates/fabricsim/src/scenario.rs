@@ -827,7 +827,7 @@ impl Scenario {
 mod seed_text {
     use serde::{Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(seed: &u64, s: S) -> Result<S::Ok, S::Error> {
         match i64::try_from(*seed) {
             Ok(v) => s.serialize_i64(v),
             Err(_) => s.serialize_str(&seed.to_string()),
@@ -852,7 +852,7 @@ mod seed_text {
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
         d.deserialize_any(Seed)
     }
 }

@@ -91,15 +91,15 @@ pub const MAX_VCS: usize = 8;
 /// a router (credits, packet heads) comes first, and the events that free an output and
 /// arbitrate it come last, so an arbitration at time t sees every request and credit of time t.
 pub(crate) mod lane {
-    pub const CREDIT: usize = 0;
-    pub const INJECT_READY: usize = 1;
-    pub const HOP_READY: usize = 2;
-    pub const DELIVER: usize = 3;
-    pub const MSG_READY: usize = 4;
-    pub const MSG_DONE: usize = 5;
-    pub const ENGINE_FREE: usize = 6;
-    pub const OUT_FREE: usize = 7;
-    pub const COUNT: usize = 8;
+    pub(crate) const CREDIT: usize = 0;
+    pub(crate) const INJECT_READY: usize = 1;
+    pub(crate) const HOP_READY: usize = 2;
+    pub(crate) const DELIVER: usize = 3;
+    pub(crate) const MSG_READY: usize = 4;
+    pub(crate) const MSG_DONE: usize = 5;
+    pub(crate) const ENGINE_FREE: usize = 6;
+    pub(crate) const OUT_FREE: usize = 7;
+    pub(crate) const COUNT: usize = 8;
 }
 
 /// Network state, separate from the workload so both can be borrowed at once. `O` watches it

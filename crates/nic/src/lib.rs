@@ -16,6 +16,10 @@
 //!   arrived at its destination rank (for a Get: the data at the initiator), which is also the
 //!   remote completion of a Put.
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod mock;
 
 use fabricsim_core::{Bandwidth, NodeId, Time};

@@ -12,6 +12,10 @@
 //!   into it, so tests verify that every rank ends with exactly the right result.
 //! * [`algorithms`] holds the collectives, one algorithm per file, named by [`Collective`].
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod algorithms;
 pub mod check;
 pub mod collective;

@@ -17,6 +17,10 @@
 //! [`Kind`] is a closed enum so the per-hop call is a `match`, not a virtual call. A [`Routing`]
 //! is a `Kind` plus, optionally, dedicated VCs for priority classes ([`classes`]).
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod adaptive;
 pub mod cdg;
 pub mod classes;

@@ -12,6 +12,10 @@
 //!   direct network (the NIC sits on the router chip), and every link including the two
 //!   NIC-to-switch links in a fat-tree.
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod analysis;
 pub mod fat_tree;
 pub mod graph;

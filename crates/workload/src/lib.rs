@@ -10,6 +10,10 @@
 //!
 //! [`AnyWorkload`] is the closed set the facade builds from a scenario.
 
+// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
+// remove this line once `cargo check` shows none for this crate.
+#![allow(missing_docs)]
+
 pub mod all_to_all;
 pub mod link_streams;
 pub mod open_loop;

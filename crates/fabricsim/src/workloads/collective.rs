@@ -101,14 +101,14 @@ mod op_name {
     use fabricsim_program::Collective;
     use serde::{Deserialize, Deserializer, Serializer};
 
-    pub fn serialize<S: Serializer>(op: &Option<Collective>, s: S) -> Result<S::Ok, S::Error> {
+    pub(crate) fn serialize<S: Serializer>(op: &Option<Collective>, s: S) -> Result<S::Ok, S::Error> {
         match op {
             Some(c) => s.serialize_str(c.name()),
             None => s.serialize_none(),
         }
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Collective>, D::Error> {
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Collective>, D::Error> {
         let name = String::deserialize(d)?;
         let all: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
         Collective::parse(&name)

@@ -30,7 +30,7 @@ use fabricsim_stats::Observer;
 use std::collections::{HashMap, VecDeque};
 
 /// A packet's first-hop hint that sends it to the agent of the switch it reaches.
-pub const SINK_HINT: u8 = 0xFE;
+pub(crate) const SINK_HINT: u8 = 0xFE;
 
 /// The request bit an agent's pending packets claim an output with (routers with agents have
 /// fewer than 128 input VCs).

@@ -10,22 +10,22 @@ use fabricsim_topology::PortGraph;
 
 /// A network that only records.
 pub(crate) struct MockContext {
-    pub now: u64,
-    pub params: NetworkParams,
-    pub graph: PortGraph,
+    pub(crate) now: u64,
+    pub(crate) params: NetworkParams,
+    pub(crate) graph: PortGraph,
     /// Events the unit scheduled and has not been handed yet: (time, order, event).
-    pub scheduled: Vec<(u64, u64, u32)>,
+    pub(crate) scheduled: Vec<(u64, u64, u32)>,
     order: u64,
     /// Messages the unit sent from NICs and agent packets it sent, in order.
-    pub sent: Vec<(u64, HwMessage)>,
-    pub agent_sent: Vec<(u32, AgentSend)>,
+    pub(crate) sent: Vec<(u64, HwMessage)>,
+    pub(crate) agent_sent: Vec<(u32, AgentSend)>,
     /// Whether the unit asked for the end-of-instant phase.
-    pub due: bool,
+    pub(crate) due: bool,
 }
 
 impl MockContext {
     /// One rank per node of `graph`.
-    pub fn new(graph: PortGraph, params: NetworkParams) -> Self {
+    pub(crate) fn new(graph: PortGraph, params: NetworkParams) -> Self {
         MockContext { now: 0, params, graph, scheduled: Vec::new(), order: 0, sent: Vec::new(), agent_sent: Vec::new(), due: false }
     }
 }

@@ -3,11 +3,11 @@
 use fabricsim_core::Time;
 use fabricsim_network::NetworkParams;
 
-pub mod rounds;
+pub(crate) mod rounds;
 
 /// Small-network parameters: 5 GB/s links of 20 ns, a 40 ns router, one engine per node,
 /// `vcs` VCs with one 256-byte packet of buffer each, no NIC overheads, a 5 us watchdog.
-pub fn params(vcs: u8) -> NetworkParams {
+pub(crate) fn params(vcs: u8) -> NetworkParams {
     NetworkParams {
         vcs,
         buffer_bytes: 256,

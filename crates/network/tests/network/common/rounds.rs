@@ -10,7 +10,7 @@ use fabricsim_topology::Torus;
 /// `rounds` collectives on one group of every rank; rank `r` starts round `k` `delay(r, k)`
 /// after it finished round `k - 1` (or after time zero), with `value(r)` reduced by `op`.
 /// Background: each rank also sends `background` 256 B Puts to the rank after it at start.
-pub struct Rounds {
+pub(crate) struct Rounds {
     pub ranks: u32,
     pub rounds: u32,
     pub delay: fn(u32, u32) -> Time,
@@ -33,7 +33,7 @@ pub struct Rounds {
 }
 
 impl Rounds {
-    pub fn barrier(ranks: u32, rounds: u32, delay: fn(u32, u32) -> Time) -> Self {
+    pub(crate) fn barrier(ranks: u32, rounds: u32, delay: fn(u32, u32) -> Time) -> Self {
         Rounds {
             ranks,
             rounds,
@@ -101,7 +101,7 @@ impl Workload for Rounds {
 /// Run `w` on a torus of `shape` (dimension order, two VCs) with `per_node` engines and ranks
 /// placed by `place(rank, per_node, nodes)`, the hardware set up by `setup`; `shuffle`: draw the
 /// order of same-instant events.
-pub fn run_rounds(
+pub(crate) fn run_rounds(
     shape: Vec<u32>,
     per_node: u32,
     w: Rounds,
@@ -127,7 +127,7 @@ pub fn run_rounds(
 }
 
 /// The run's error (none expected: the test fails with it).
-pub fn ok(w: Rounds) -> Rounds {
+pub(crate) fn ok(w: Rounds) -> Rounds {
     if let Some(e) = &w.error {
         panic!("{e}");
     }
