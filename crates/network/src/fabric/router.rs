@@ -159,13 +159,30 @@ impl<O: Observer> Core<O> {
     /// router's injection port several queues; `None` when none has room for it.
     pub(crate) fn injection_vc(&mut self, engine: u32, wire: u32, id: u64, zone: u8) -> Option<u8> {
         let vcs = self.routing.injection_vcs(zone);
-        if vcs.len() == 1 {
+        let n = vcs.len() as u32;
+        if n == 1 {
             return (self.credit(engine, vcs.start) >= self.charge(vcs.start, wire)).then_some(vcs.start);
         }
-        self.fabric.cands.clear();
-        self.fabric.cands.push_vcs(0, vcs);
-        let (h, take) = self.choose(0, engine, wire, id);
-        take.then_some(h.vc)
+        // `choose` over the VCs as candidates of one output, none of them a bubble hop, all of
+        // them safe to wait for, specialised: the engine's own state scores them all alike, so
+        // what counts is room (then, by credit, the most), from a start rotating with the id.
+        let start = match self.p.selection {
+            Selection::First => 0,
+            Selection::Credit => (id as u32).wrapping_add((id >> 32) as u32) % n,
+            Selection::Random => (fabricsim_core::rng::mix(id) % n as u64) as u32,
+        };
+        let by_credit = self.p.selection == Selection::Credit;
+        let mut best: Option<(u32, u8)> = None;
+        let mut i = start;
+        for _ in 0..n {
+            let vc = vcs.start + i as u8;
+            i = if i + 1 == n { 0 } else { i + 1 };
+            let cred = self.credit(engine, vc);
+            if cred >= self.charge(vc, wire) && best.is_none_or(|(c, _)| by_credit && cred > c) {
+                best = Some((cred, vc));
+            }
+        }
+        best.map(|(_, vc)| vc)
     }
 
     /// Selection among the candidate hops in `self.fabric.cands` at `router` (first global port
