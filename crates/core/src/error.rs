@@ -14,6 +14,7 @@ pub struct ConfigError {
 }
 
 impl ConfigError {
+    /// An error about the field at dotted path `field`, saying `message`.
     pub fn new(field: impl Into<String>, message: impl Into<String>) -> Self {
         ConfigError { field: field.into(), message: message.into() }
     }
@@ -22,12 +23,38 @@ impl ConfigError {
 /// A simulation that could not complete correctly.
 #[derive(Debug, Clone, PartialEq, Error)]
 pub enum SimError {
+    /// Nothing moved for longer than the watchdog allows while packets were still buffered in
+    /// the network (or messages still waiting in NICs).
     #[error("deadlock: {buffered} packets buffered but nothing moved for {idle_ns} ns; stuck ports: {ports}")]
-    Deadlock { buffered: u64, idle_ns: u64, ports: String },
+    Deadlock {
+        /// Packets in the network (injected, not yet delivered) when the watchdog fired.
+        buffered: u64,
+        /// Time since the last packet moved, in whole nanoseconds.
+        idle_ns: u64,
+        /// Human-readable list of the stuck queues (router, port, VC and the output each waits
+        /// for; at most eight, then `...`), or the count of messages waiting in NICs.
+        ports: String,
+    },
+    /// At the end of a run, injected packets did not equal delivered plus in-flight ones (the
+    /// simulator lost or invented a packet).
     #[error("conservation violated: injected {injected}, delivered {delivered}, in flight {in_flight}")]
-    Conservation { injected: u64, delivered: u64, in_flight: u64 },
+    Conservation {
+        /// Packets injected into the network over the whole run.
+        injected: u64,
+        /// Packets delivered to their destination over the whole run.
+        delivered: u64,
+        /// Packets still alive in the simulator at the end.
+        in_flight: u64,
+    },
+    /// The same packet reached its destination twice.
     #[error("packet {packet} of node {src} delivered twice")]
-    DuplicateDelivery { src: u32, packet: u32 },
+    DuplicateDelivery {
+        /// Node id of the packet's source.
+        src: u32,
+        /// The packet's sequence number at its source (packets the source created before it).
+        packet: u32,
+    },
+    /// The scenario was invalid; found while building or running the simulation.
     #[error("{0}")]
     Config(#[from] ConfigError),
     /// A run was stepped out of order (stepped before it started, started twice, or stepped

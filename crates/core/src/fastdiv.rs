@@ -3,6 +3,7 @@
 //! path. The method (a 64-bit reciprocal, exact for every `u32` numerator) is from Lemire, Kaser
 //! and Kurz, "Faster remainder by direct computation".
 
+/// Divides `u32` numerators by one fixed divisor (at least 1) with a multiplication.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FastDiv {
     divisor: u32,
@@ -17,6 +18,7 @@ impl FastDiv {
         FastDiv { divisor, magic: (u64::MAX / divisor as u64).wrapping_add(1) }
     }
 
+    /// The divisor this divider was built for.
     pub fn divisor(&self) -> u32 {
         self.divisor
     }

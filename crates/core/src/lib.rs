@@ -4,10 +4,6 @@
 //! [`Time`] (integer picoseconds), [`Bytes`], [`Bandwidth`] (bytes per second), parsed once from
 //! strings such as `"40ns"`, `"512B"` and `"6.8GB/s"`.
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod error;
 pub mod fastdiv;
 pub mod ids;

@@ -15,6 +15,7 @@ pub struct RngStreams {
 }
 
 impl RngStreams {
+    /// The family of streams derived from the scenario seed `seed`.
     pub fn new(seed: u64) -> Self {
         RngStreams { seed }
     }

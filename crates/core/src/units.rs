@@ -23,27 +23,36 @@ pub const PS_PER_NS: u64 = 1_000;
 pub struct Time(pub u64);
 
 impl Time {
+    /// Time zero: the start of a simulation, or an empty duration.
     pub const ZERO: Time = Time(0);
+    /// The largest representable time (`u64::MAX` ps), e.g. for "never".
     pub const MAX: Time = Time(u64::MAX);
 
+    /// `ps` picoseconds.
     pub const fn from_ps(ps: u64) -> Self {
         Time(ps)
     }
+    /// `ns` nanoseconds.
     pub const fn from_ns(ns: u64) -> Self {
         Time(ns * PS_PER_NS)
     }
+    /// `us` microseconds.
     pub const fn from_us(us: u64) -> Self {
         Time(us * 1_000_000)
     }
+    /// The time in integer picoseconds.
     pub const fn ps(self) -> u64 {
         self.0
     }
+    /// The time in nanoseconds, with a fractional part.
     pub fn as_ns_f64(self) -> f64 {
         self.0 as f64 / PS_PER_NS as f64
     }
+    /// The time in seconds, with a fractional part.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 * 1e-12
     }
+    /// `self - other`, or zero if `other` is later.
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))
     }
@@ -118,6 +127,7 @@ impl Mul<u64> for Time {
 pub struct Bytes(pub u64);
 
 impl Bytes {
+    /// The size in bytes.
     pub const fn get(self) -> u64 {
         self.0
     }
@@ -150,9 +160,11 @@ impl fmt::Display for Bytes {
 pub struct Bandwidth(pub u64);
 
 impl Bandwidth {
+    /// The rate in bytes per second.
     pub const fn bytes_per_sec(self) -> u64 {
         self.0
     }
+    /// The rate in GB/s (10^9 bytes per second), with a fractional part.
     pub fn as_gb_per_s(self) -> f64 {
         self.0 as f64 / 1e9
     }

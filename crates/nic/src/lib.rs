@@ -16,10 +16,6 @@
 //!   arrived at its destination rank (for a Get: the data at the initiator), which is also the
 //!   remote completion of a Put.
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod mock;
 
 use fabricsim_core::{Bandwidth, NodeId, Time};
@@ -54,7 +50,10 @@ pub struct Message {
     pub src: Rank,
     /// The other rank (a Put's target, a Get's data source).
     pub dst: Rank,
+    /// Payload size in bytes (for a Get, the data read back; the request is
+    /// [`GET_REQUEST_BYTES`]).
     pub bytes: u64,
+    /// Put or Get.
     pub op: Op,
     /// Priority class: an output grants a waiting packet of a higher class first.
     pub class: u8,
@@ -93,12 +92,16 @@ impl Message {
     pub fn get(src: Rank, dst: Rank, bytes: u64) -> Self {
         Message { op: Op::Get, ..Message::put(src, dst, bytes) }
     }
+    /// With tag `tag` (see [`Message::tag`]).
     pub fn tag(self, tag: u64) -> Self {
         Message { tag, ..self }
     }
+    /// In priority class `class` (see [`Message::class`]).
     pub fn class(self, class: u8) -> Self {
         Message { class, ..self }
     }
+    /// Forced onto local network port `port` of the source's router for its first hop (see
+    /// [`Message::hint`]).
     pub fn hint(self, port: u8) -> Self {
         Message { hint: port, ..self }
     }
@@ -128,8 +131,11 @@ pub struct Delivered {
     pub src: Rank,
     /// The other rank.
     pub dst: Rank,
+    /// The message's payload size in bytes.
     pub bytes: u64,
+    /// Put or Get.
     pub op: Op,
+    /// The tag it was posted with.
     pub tag: u64,
     /// When it was posted.
     pub created: Time,
@@ -142,9 +148,13 @@ pub struct Delivered {
 /// Blue Gene/Q's class routes, Dawning's switch barrier).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HwKind {
+    /// No member is done before every member has started it; no data.
     Barrier,
+    /// The root's data reaches every member.
     Broadcast,
+    /// The members' values are combined at the root.
     Reduce,
+    /// The members' values are combined and the result reaches every member.
     Allreduce,
 }
 
@@ -153,16 +163,26 @@ pub enum HwKind {
 /// bits). `None`: nothing to combine (a barrier).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum HwOp {
+    /// Nothing to combine (barriers, broadcasts).
     #[default]
     None,
+    /// Integer sum, wrapping on overflow.
     Sum,
+    /// Minimum of signed integers.
     Min,
+    /// Maximum of signed integers.
     Max,
+    /// Bitwise and.
     And,
+    /// Bitwise or.
     Or,
+    /// Bitwise exclusive or.
     Xor,
+    /// Sum of doubles.
     FloatSum,
+    /// Minimum of doubles (`f64::min`: a NaN gives way to a number).
     FloatMin,
+    /// Maximum of doubles (`f64::max`: a NaN gives way to a number).
     FloatMax,
 }
 
@@ -199,12 +219,15 @@ impl HwOp {
 /// same `tag`; each member hears [`Workload::collective_done`] when its part is over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HwCollective {
+    /// What the collective does.
     pub kind: HwKind,
     /// Which set of ranks and which hardware resources (a barrier channel, a class route): a
     /// group made by [`Nic::collective_group`].
     pub group: u32,
     /// Data each member contributes (0 for a barrier): `bytes / 8` elements, rounded up.
     pub bytes: u64,
+    /// The same at every member of one collective; comes back in
+    /// [`Workload::collective_done`].
     pub tag: u64,
     /// How values combine (reductions).
     pub op: HwOp,
@@ -227,6 +250,7 @@ impl HwCollective {
 /// hardware resources are taken when it is made.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HwGroup {
+    /// The maker's id for the group, which collectives name in [`HwCollective::group`].
     pub id: u32,
     /// The members, in order.
     pub members: Vec<Rank>,
@@ -240,6 +264,7 @@ pub struct HwGroup {
 
 /// The NIC side a workload talks to (implemented by the network, and by [`mock::MockNic`]).
 pub trait Nic {
+    /// Current simulated time.
     fn now(&self) -> Time;
     /// Ranks in the job.
     fn ranks(&self) -> u32;
@@ -275,9 +300,11 @@ pub struct Api<'a> {
 }
 
 impl<'a> Api<'a> {
+    /// A handle on `nic`.
     pub fn new(nic: &'a mut dyn Nic) -> Self {
         Api { nic }
     }
+    /// Current simulated time.
     #[inline]
     pub fn now(&self) -> Time {
         self.nic.now()
@@ -286,6 +313,7 @@ impl<'a> Api<'a> {
     pub fn nodes(&self) -> u32 {
         self.nic.ranks()
     }
+    /// The node rank `r` runs on.
     pub fn node_of(&self, r: Rank) -> NodeId {
         self.nic.node_of(r)
     }

@@ -7,7 +7,9 @@ use fabricsim_core::{NodeId, Time};
 /// A mock NIC for `ranks` ranks on as many nodes.
 #[derive(Debug, Default)]
 pub struct MockNic {
+    /// Current time: set by the test, advanced by [`MockNic::fire_next`].
     pub now: Time,
+    /// Ranks in the job; rank `r` runs on node `r`.
     pub ranks: u32,
     /// Everything posted, in order, with the time it was posted.
     pub posted: Vec<(Time, Message)>,
@@ -18,6 +20,8 @@ pub struct MockNic {
 }
 
 impl MockNic {
+    /// A mock for `ranks` ranks at time zero, with nothing posted and no in-network collective
+    /// hardware (`collectives` is `None`).
     pub fn new(ranks: u32) -> Self {
         MockNic { ranks, ..Default::default() }
     }

@@ -45,11 +45,17 @@ use fabricsim_topology::Torus;
 /// How the escape sub-network avoids deadlock on rings (see the module docs).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Escape {
+    /// A dateline VC split: two escape VCs, the second taken after crossing a ring's
+    /// wrap-around link (one escape VC when no ring of four or more needs it).
     #[default]
     Dateline,
+    /// Bubble flow control: one escape VC, which a packet enters a ring on only when the next
+    /// buffer has room for it and one largest packet more.
     Bubble,
 }
 
+/// Minimal adaptive routing on a torus or mesh over a dimension-order escape sub-network (see
+/// the module docs).
 #[derive(Debug, Clone)]
 pub struct Adaptive {
     torus: Torus,
@@ -183,9 +189,13 @@ impl Adaptive {
         Ok(self)
     }
 
+    /// VCs per port it uses: the escape VCs, then the dynamic ones (each queue of a dynamic VC
+    /// counted as one VC, see [`Adaptive::with_queues`]).
     pub fn vcs(&self) -> u8 {
         self.vcs
     }
+    /// Injection/reception engines per node it was built for (the local ports after a router's
+    /// network ports).
     pub fn engines(&self) -> u32 {
         self.engines
     }
@@ -193,9 +203,11 @@ impl Adaptive {
     pub fn escape_vcs(&self) -> u8 {
         self.escape
     }
+    /// Whether the escape VC relies on bubble flow control ([`Escape::Bubble`]).
     pub fn uses_bubbles(&self) -> bool {
         self.bubble
     }
+    /// The torus or mesh it routes.
     pub fn torus(&self) -> &Torus {
         &self.torus
     }

@@ -48,9 +48,11 @@ impl ClassVcs {
         Ok(ClassVcs { routing, first, count })
     }
 
+    /// Number of class VCs (1 to 4).
     pub fn count(&self) -> u8 {
         self.count
     }
+    /// Index of the first class VC: the VC count of the routing's own algorithm.
     pub fn first(&self) -> u8 {
         self.first
     }

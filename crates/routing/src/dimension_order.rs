@@ -24,6 +24,7 @@ use crate::{Candidates, Header, Hop, NO_HINT};
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Torus;
 
+/// Dimension-order routing on a torus or mesh (see the module docs).
 #[derive(Debug, Clone)]
 pub struct DimensionOrder {
     torus: Torus,
@@ -78,6 +79,10 @@ struct AxisStep {
 }
 
 impl DimensionOrder {
+    /// Dimension order on `torus` correcting axes in `order` (axis names; `None`: the torus's
+    /// axis order), for `engines` engines per node and `vcs` VCs per port. Refused (naming
+    /// `routing.order`) unless `order` names every axis once, and (naming `router.vcs`) with
+    /// one VC when a ring needs a dateline.
     pub fn new(torus: Torus, order: Option<&[String]>, engines: u32, vcs: u8) -> Result<Self, ConfigError> {
         let order: Vec<usize> = match order {
             None => (0..torus.dims()).collect(),
@@ -167,6 +172,8 @@ impl DimensionOrder {
         Ok(r)
     }
 
+    /// Whether it runs on one VC with bubble flow control (see
+    /// [`DimensionOrder::on_one_vc_with_bubbles`]).
     pub fn uses_bubbles(&self) -> bool {
         self.bubbles
     }
@@ -203,16 +210,22 @@ impl DimensionOrder {
         self
     }
 
+    /// The torus or mesh it routes.
     pub fn torus(&self) -> &Torus {
         &self.torus
     }
+    /// The order packets correct their coordinates in: axis indices, each axis once.
     pub fn order(&self) -> &[usize] {
         &self.order
     }
 
+    /// VCs per port it uses (with a dateline, the lower half before the wrap-around link and
+    /// the upper half after).
     pub fn vcs(&self) -> u8 {
         self.vcs
     }
+    /// Injection/reception engines per node it was built for (the local ports after a router's
+    /// network ports).
     pub fn engines(&self) -> u32 {
         self.engines
     }

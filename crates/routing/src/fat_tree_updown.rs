@@ -27,6 +27,7 @@ pub enum UpPort {
     Adaptive,
 }
 
+/// Up/down routing on a fat-tree (see the module docs).
 #[derive(Debug, Clone)]
 pub struct UpDown {
     tree: FatTree,
@@ -35,22 +36,30 @@ pub struct UpDown {
 }
 
 impl UpDown {
+    /// Up/down routing on `tree` with `vcs` VCs per port, choosing up ports by destination
+    /// ([`UpPort::Destination`]).
     pub fn new(tree: FatTree, vcs: u8) -> Self {
         UpDown { tree, vcs, up: UpPort::Destination }
     }
 
+    /// The same routing choosing up ports by `up`.
     pub fn with_up_port(mut self, up: UpPort) -> Self {
         self.up = up;
         self
     }
 
+    /// The fat-tree it routes.
     pub fn tree(&self) -> &FatTree {
         &self.tree
     }
+    /// VCs per port it uses (every one is a candidate on each chosen port).
     pub fn vcs(&self) -> u8 {
         self.vcs
     }
 
+    /// Add to `out` the candidates for a packet with header `hdr` at `router`: the down port
+    /// towards `hdr.dst` if `router`'s subtree holds it, else the up port (or, with
+    /// [`UpPort::Adaptive`], every up port) of the [`UpPort`] rule; each with every VC.
     #[inline]
     pub fn route(&self, router: RouterId, hdr: &Header, out: &mut Candidates) {
         let f = &self.tree;

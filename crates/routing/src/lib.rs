@@ -17,10 +17,6 @@
 //! [`Kind`] is a closed enum so the per-hop call is a `match`, not a virtual call. A [`Routing`]
 //! is a `Kind` plus, optionally, dedicated VCs for priority classes ([`classes`]).
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod adaptive;
 pub mod cdg;
 pub mod classes;
@@ -45,7 +41,9 @@ pub const MAX_CANDIDATES: usize = 64;
 /// One permitted next step: a local output port of the current router and a VC on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Hop {
+    /// Local index of the output port at the current router.
     pub port: u32,
+    /// The VC on that port (below [`Routing::vcs`]).
     pub vc: u8,
     /// On the escape sub-network (deterministic, deadlock-free by itself), as opposed to an
     /// adaptive hop. Every hop of a deterministic routing is an escape hop.
@@ -64,6 +62,7 @@ pub const NO_HINT: u8 = u8::MAX;
 pub struct Header {
     /// The node that sent the packet (dimension order splits half-ring ties by it).
     pub src: NodeId,
+    /// The node the packet is for.
     pub dst: NodeId,
     /// Local output port forced on the first hop (a direction hint, as BG/Q's hint bits), or
     /// [`NO_HINT`]. Routings honour it only where the packet enters from its NIC.
@@ -96,6 +95,7 @@ impl Default for Candidates {
 }
 
 impl Candidates {
+    /// Remove every hop.
     #[inline]
     pub fn clear(&mut self) {
         self.len = 0;
@@ -114,6 +114,7 @@ impl Candidates {
             h.bubble = f(h);
         }
     }
+    /// Number of hops in the set.
     pub fn len(&self) -> usize {
         self.len as usize
     }
@@ -131,10 +132,12 @@ impl Candidates {
             self.push(port, vc, true);
         }
     }
+    /// The hops in the order they were pushed.
     #[inline]
     pub fn as_slice(&self) -> &[Hop] {
         &self.hops[..self.len as usize]
     }
+    /// Whether the set holds no hop.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -146,8 +149,11 @@ impl Candidates {
 #[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Kind {
+    /// Dimension-order routing on a torus or mesh.
     DimensionOrder(DimensionOrder),
+    /// Minimal adaptive routing on a torus or mesh, with a dimension-order escape sub-network.
     Adaptive(Adaptive),
+    /// Up/down routing on a fat-tree.
     UpDown(UpDown),
 }
 
@@ -203,17 +209,25 @@ impl From<UpDown> for Routing {
 /// What the scenario asked for, before it is checked against a topology.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoutingSpec {
+    /// Dimension-order routing (torus or mesh).
     DimensionOrder {
+        /// Axis names in the order packets correct them; `None`: the topology's axis order.
         order: Option<Vec<String>>,
     },
     /// Minimal adaptive routing with a dimension-order escape sub-network in `order`.
     /// `zones`: the zone table (entry `z` for packets whose header has zone `z`; empty: none).
     Adaptive {
+        /// Axis names in the escape sub-network's dimension order; `None`: the topology's axis
+        /// order.
         order: Option<Vec<String>>,
+        /// How the escape sub-network keeps its rings free of deadlock.
         escape: adaptive::Escape,
+        /// The zone table: per entry a list of zones, each a list of axis names.
         zones: Vec<Vec<Vec<String>>>,
     },
+    /// Up/down routing (fat-tree).
     FatTreeUpDown {
+        /// How a climbing packet picks its up port.
         up: fat_tree_updown::UpPort,
     },
 }

@@ -8,7 +8,9 @@ use fabricsim_topology::{PortGraph, PortKind};
 /// One channel a packet occupies: the global output port it leaves on and the VC.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Channel {
+    /// Global id of the output port in the port graph.
     pub port: PortId,
+    /// The VC on that port.
     pub vc: u8,
 }
 

@@ -4,6 +4,8 @@ use fabricsim_core::Time;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+/// A distribution of latencies: picosecond values bucketed to 3 significant digits, plus their
+/// exact sum for the mean.
 #[derive(Debug, Clone)]
 pub struct LatencyHistogram {
     h: Histogram<u64>,
@@ -19,29 +21,40 @@ impl Default for LatencyHistogram {
 /// One bucket of a latency distribution: the values up to `upper_ns` above the previous bucket's.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct LatencyBucket {
+    /// Upper bound of the bucket, ns (inclusive).
     pub upper_ns: f64,
+    /// Values recorded in the bucket.
     pub count: u64,
 }
 
 /// Summary statistics in nanoseconds. All zero when nothing was recorded.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq, Default)]
 pub struct LatencySummary {
+    /// Values recorded.
     pub count: u64,
+    /// Exact mean.
     pub mean: f64,
+    /// Smallest value (to the histogram's 3 significant digits, as are the percentiles and `max`).
     pub min: f64,
+    /// The median.
     pub p50: f64,
+    /// The 90th percentile.
     pub p90: f64,
+    /// The 99th percentile.
     pub p99: f64,
     /// The 99.9th percentile.
     pub p999: f64,
+    /// Largest value.
     pub max: f64,
 }
 
 impl LatencyHistogram {
+    /// An empty histogram.
     pub fn new() -> Self {
         LatencyHistogram { h: Histogram::new(3).expect("3 significant digits is valid"), sum_ps: 0 }
     }
 
+    /// Record one latency `t` (zero is bucketed as 1 ps but counts as zero in the mean).
     #[inline]
     pub fn record(&mut self, t: Time) {
         // Auto-resizing histogram: recording cannot fail for u64 values.
@@ -56,6 +69,7 @@ impl LatencyHistogram {
         self.sum_ps += other.sum_ps;
     }
 
+    /// Number of values recorded.
     pub fn count(&self) -> u64 {
         self.h.len()
     }
@@ -82,6 +96,7 @@ impl LatencyHistogram {
             .collect()
     }
 
+    /// Count, mean, extremes and percentiles in ns (all zero if nothing was recorded).
     pub fn summary(&self) -> LatencySummary {
         if self.h.is_empty() {
             return LatencySummary::default();

@@ -2,10 +2,6 @@
 //! CLI prints as JSON. The network layer records into these; nothing here knows how a network
 //! works.
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod histogram;
 pub mod observer;
 pub mod ports;

@@ -6,8 +6,12 @@ use serde::Serialize;
 /// Raw counters of one output port, in picoseconds and bytes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PortCounters {
+    /// Wire bytes (headers included) of the packets the port sent.
     pub bytes: u64,
+    /// Packets the port sent.
     pub packets: u64,
+    /// Time spent sending, from the start of each packet's transmission to its end (which may
+    /// wait for a cut-through packet's tail beyond its serialisation time).
     pub busy_ps: u64,
     /// Time with at least one packet waiting and none sendable for lack of credits.
     pub stall_ps: u64,
@@ -28,17 +32,26 @@ impl PortCounters {
 /// One port's counters for a report.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct PortReport {
+    /// Router id of the router the port belongs to.
     pub router: u32,
+    /// The port's local index at its router.
     pub port: u32,
     /// "network" or "terminal".
     pub kind: &'static str,
     /// Axis and direction (`X+`) for torus ports, `up`/`down` for fat-tree ports.
     pub label: String,
+    /// Wire bytes sent in the measured window.
     pub bytes: u64,
+    /// Packets sent in the measured window.
     pub packets: u64,
+    /// Time spent sending in the window (at most the window's length).
     pub busy_ns: f64,
+    /// The rest of the window: its length minus `busy_ns`.
     pub idle_ns: f64,
+    /// Time with packets waiting and none sendable for lack of credits (see
+    /// [`PortCounters::stall_ps`]); the port is idle meanwhile, so this is part of `idle_ns`.
     pub credit_stall_ns: f64,
+    /// Busy fraction of the window, 0 to 1 (0 for an empty window).
     pub utilization: f64,
     /// Coordinates of the router (torus and mesh).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,6 +59,8 @@ pub struct PortReport {
 }
 
 impl PortReport {
+    /// The report of port `port` (local index) of router `router`, from the counters `c` of a
+    /// window `elapsed_ps` long; `coords` is left `None` for the caller to fill.
     pub fn new(router: u32, port: u32, kind: &'static str, label: String, c: &PortCounters, elapsed_ps: u64) -> Self {
         let busy = c.busy_ps.min(elapsed_ps);
         PortReport {

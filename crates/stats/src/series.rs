@@ -28,6 +28,7 @@ pub struct Sample {
     pub port: u32,
     /// Busy fraction of the interval.
     pub utilization: f64,
+    /// Packets the port started sending in the interval.
     pub packets: u32,
 }
 
@@ -41,6 +42,7 @@ impl PortSeries {
         Ok(PortSeries { interval_ps: interval.ps(), ports, busy: Vec::new(), packets: Vec::new() })
     }
 
+    /// Length of each interval.
     pub fn interval(&self) -> Time {
         Time(self.interval_ps)
     }

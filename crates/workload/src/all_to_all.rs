@@ -15,11 +15,15 @@ pub enum Schedule {
     /// permutation (the usual MPI schedule).
     Shifted,
     /// A random order per node, drawn from the seed (every node's order differs).
-    Random { seed: u64 },
+    Random {
+        /// Seed the orders are drawn from.
+        seed: u64,
+    },
     /// The shifted order, every message posted at the start (no window).
     AllAtOnce,
 }
 
+/// An all-to-all exchange (see the module docs).
 pub struct AllToAll {
     n: u32,
     /// A sampled exchange (see [`AllToAll::sampled`]): each node's destinations, `per_node`
@@ -36,6 +40,9 @@ pub struct AllToAll {
 }
 
 impl AllToAll {
+    /// A full all-to-all among ranks `0..nodes` (at least 1): one Put of `bytes` from each
+    /// rank to every other, in the order `schedule` gives, at most `window` outstanding per
+    /// rank (at least 1; [`Schedule::AllAtOnce`] posts them all).
     pub fn new(nodes: u32, bytes: u64, window: u32, schedule: Schedule) -> Self {
         let total = nodes as u64 * (nodes as u64 - 1);
         let window = if schedule == Schedule::AllAtOnce { nodes } else { window.max(1) };
@@ -85,6 +92,8 @@ impl AllToAll {
         }
     }
 
+    /// Time of the last delivery so far, payload throughput up to it (`None` before it) and
+    /// the messages delivered.
     pub fn report(&self) -> WorkloadReport {
         let secs = self.last.as_secs_f64();
         let done = self.total - self.remaining;

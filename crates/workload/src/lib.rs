@@ -10,10 +10,6 @@
 //!
 //! [`AnyWorkload`] is the closed set the facade builds from a scenario.
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod all_to_all;
 pub mod link_streams;
 pub mod open_loop;
@@ -74,16 +70,25 @@ macro_rules! each_workload {
     };
 }
 
+/// Any of the workloads: the closed set the facade builds from a scenario (a `match` forwards
+/// each call, not a virtual call).
 pub enum AnyWorkload {
+    /// Open-loop synthetic traffic.
     OpenLoop(OpenLoop),
+    /// A ping-pong between two ranks.
     PingPong(PingPong),
+    /// One stream of messages between two ranks.
     Throughput(Throughput),
+    /// An all-to-all exchange.
     AllToAll(AllToAll),
+    /// Streams pinned to links.
     LinkStreams(LinkStreams),
+    /// RDMA Gets from one rank.
     RdmaGet(RdmaGet),
 }
 
 impl AnyWorkload {
+    /// The workload's results so far (see the `report` of each workload).
     pub fn report(&self) -> WorkloadReport {
         each_workload!(self, w => w.report())
     }

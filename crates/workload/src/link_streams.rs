@@ -14,11 +14,15 @@ use fabricsim_nic::{Api, Delivered, Rank, Workload};
 /// One stream: from `src` out of local port `port` to `dst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stream {
+    /// The sending rank.
     pub src: Rank,
+    /// Local network port of `src`'s router that the messages leave on (their first-hop hint).
     pub port: u8,
+    /// The receiving rank, normally the neighbour behind `port`.
     pub dst: Rank,
 }
 
+/// A set of link-pinned streams (see the module docs).
 pub struct LinkStreams {
     streams: Vec<Stream>,
     bytes: u64,
@@ -28,12 +32,15 @@ pub struct LinkStreams {
 }
 
 impl LinkStreams {
+    /// `messages` Puts (at least 1) of `bytes` on each of `streams`, all posted at time zero.
     pub fn new(streams: Vec<Stream>, bytes: u64, messages: u64) -> Self {
         let messages = messages.max(1);
         let remaining = streams.len() as u64 * messages;
         LinkStreams { streams, bytes, messages, remaining, last: Time::ZERO }
     }
 
+    /// Payload throughput up to the last delivery so far (`None` before it), the time of that
+    /// delivery and the messages delivered.
     pub fn report(&self) -> WorkloadReport {
         let total = self.streams.len() as u64 * self.messages;
         let done = total - self.remaining;

@@ -10,6 +10,7 @@ use fabricsim_core::{RngStreams, Time};
 use fabricsim_nic::{Api, Delivered, Rank, Workload};
 use rand::Rng;
 
+/// Open-loop Poisson traffic from every node (see the module docs).
 pub struct OpenLoop {
     shape: Shape,
     pattern: Pattern,
@@ -83,6 +84,7 @@ impl OpenLoop {
         (dst, self.gap(node))
     }
 
+    /// Messages created, nodes that send at all and messages refused by a full NIC queue.
     pub fn report(&self) -> WorkloadReport {
         let senders = if self.fixed.is_empty() { self.shape.nodes() } else { self.fixed.iter().filter(|d| d.is_some()).count() as u32 };
         WorkloadReport { messages: self.created, senders: Some(senders), refused: Some(self.refused), ..Default::default() }

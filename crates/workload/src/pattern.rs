@@ -10,20 +10,26 @@ use rand::Rng;
 /// Coordinates of nodes: per-axis length and wrap.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Shape {
+    /// Length of each axis; axis 0 varies fastest along node ids.
     pub dims: Vec<u32>,
+    /// Whether each axis wraps round (a ring) or not (a line); as long as `dims`.
     pub wrap: Vec<bool>,
 }
 
 impl Shape {
+    /// The coordinates of `topo`'s nodes: a torus's or mesh's own, or one wrapping axis of all
+    /// nodes for a fat-tree.
     pub fn of(topo: &Topology) -> Shape {
         match topo {
             Topology::Torus(t) => Shape { dims: t.shape().to_vec(), wrap: t.wrap().to_vec() },
             Topology::FatTree(f) => Shape { dims: vec![f.nodes()], wrap: vec![true] },
         }
     }
+    /// Number of nodes: the product of the axis lengths.
     pub fn nodes(&self) -> u32 {
         self.dims.iter().product()
     }
+    /// Coordinates of node `n` (one entry per axis).
     pub fn coords(&self, n: Rank) -> Vec<u32> {
         let mut c = vec![0; self.dims.len()];
         self.coords_into(n, &mut c);
@@ -48,6 +54,7 @@ impl Shape {
         f(c)
     }
 
+    /// The node at coordinates `c` (one entry per axis, each below its axis's length).
     pub fn node(&self, c: &[u32]) -> Rank {
         let mut id = 0;
         for (a, &k) in self.dims.iter().enumerate().rev() {
@@ -70,8 +77,10 @@ fn scratch<'a>(stack: &'a mut [u32; STACK_AXES], heap: &'a mut Vec<u32>, len: us
     }
 }
 
+/// Where a node's messages go (see the module docs for the coordinates).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Pattern {
+    /// Any other node, uniformly.
     UniformRandom,
     /// A random neighbour one hop away along a random axis.
     NearestNeighbor,
@@ -84,13 +93,16 @@ pub enum Pattern {
     /// A fraction `fraction` of messages go to a node among the first `nodes` node ids; the rest
     /// are uniform random.
     HotRegion {
+        /// Share of messages sent to the hot region, 0 to 1.
         fraction: f64,
+        /// Nodes in the hot region (ids `0..nodes`), at least 1.
         nodes: u32,
     },
     /// Uniformly among the moves of 1 to `radius` hops (L1 distance on coordinates; a move
     /// goes at most half way round a ring, so two moves can reach the same node on an even
     /// ring); drawn by counting moves (`sphere.rs`).
     Sphere {
+        /// Largest distance in hops, at least 1.
         radius: u32,
     },
 }

@@ -5,6 +5,7 @@
 
 use fabricsim_core::rng::splitmix;
 
+/// A pseudo-random permutation of `0..len` (see the module docs).
 #[derive(Debug, Clone, Copy)]
 pub struct Permutation {
     len: u32,

@@ -6,6 +6,7 @@ use crate::WorkloadReport;
 
 use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
+/// A message bouncing between two ranks (see the module docs).
 pub struct PingPong {
     a: Rank,
     b: Rank,
@@ -17,11 +18,14 @@ pub struct PingPong {
 }
 
 impl PingPong {
+    /// `iterations` round trips (at least 1) of a `bytes`-byte Put between `a` and `b`, the
+    /// first leg from `a`.
     pub fn new(a: Rank, b: Rank, bytes: u64, iterations: u64) -> Self {
         let total_legs = 2 * iterations.max(1);
         PingPong { a, b, bytes, legs_left: total_legs, total_legs, sum_ps: 0, legs: 0 }
     }
 
+    /// Mean one-way latency of the legs that arrived (`None` before the first) and their count.
     pub fn report(&self) -> WorkloadReport {
         WorkloadReport {
             one_way_latency_ns: (self.legs > 0).then(|| self.sum_ps as f64 / self.legs as f64 / 1e3),

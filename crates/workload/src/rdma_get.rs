@@ -10,6 +10,7 @@ use fabricsim_nic::{Api, Delivered, Message, Op, Rank, Workload};
 /// Size of a Get request on the wire (payload): one descriptor.
 pub const REQUEST_BYTES: u64 = fabricsim_nic::GET_REQUEST_BYTES;
 
+/// Gets by one rank from another, one after another (see the module docs).
 pub struct RdmaGet {
     initiator: Rank,
     target: Rank,
@@ -21,11 +22,14 @@ pub struct RdmaGet {
 }
 
 impl RdmaGet {
+    /// `iterations` Gets (at least 1) of `bytes` by `initiator` from `target`.
     pub fn new(initiator: Rank, target: Rank, bytes: u64, iterations: u64) -> Self {
         let total = iterations.max(1);
         RdmaGet { initiator, target, bytes, left: total, total, sum_ps: 0, done: 0 }
     }
 
+    /// Mean latency of the completed Gets (in `one_way_latency_ns`; `None` before the first)
+    /// and the messages they moved: two per Get, request and data.
     pub fn report(&self) -> WorkloadReport {
         WorkloadReport {
             one_way_latency_ns: (self.done > 0).then(|| self.sum_ps as f64 / self.done as f64 / 1e3),

@@ -6,6 +6,7 @@ use crate::WorkloadReport;
 use fabricsim_core::Time;
 use fabricsim_nic::{Api, Delivered, Rank, Workload};
 
+/// One stream of Puts between two ranks (see the module docs).
 pub struct Throughput {
     src: Rank,
     dst: Rank,
@@ -16,10 +17,13 @@ pub struct Throughput {
 }
 
 impl Throughput {
+    /// `count` Puts (at least 1) of `bytes` from `src` to `dst`, tagged `0..count`.
     pub fn new(src: Rank, dst: Rank, bytes: u64, count: u64) -> Self {
         Throughput { src, dst, bytes, count: count.max(1), delivered: 0, last: Time::ZERO }
     }
 
+    /// Payload throughput from time zero to the last delivery so far (`None` before it), the
+    /// time of that delivery and the messages posted (all of them, at the start).
     pub fn report(&self) -> WorkloadReport {
         let secs = self.last.as_secs_f64();
         WorkloadReport {
