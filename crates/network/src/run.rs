@@ -111,8 +111,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::CopyDone(pkt) => c.copy_done(pkt),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
-                if c.nics.nic_wake[node as usize] == now {
-                    c.nics.nic_wake[node as usize] = 0;
+                if c.nics.node[node as usize].wake == now {
+                    c.nics.node[node as usize].wake = 0;
                     c.post_injection(node);
                 }
             }

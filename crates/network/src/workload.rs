@@ -33,7 +33,7 @@ impl<O: Observer> Nic for Core<O> {
         NodeId(self.node(r.0))
     }
     fn queued(&self, r: Rank) -> u32 {
-        self.nics.queued[self.node(r.0) as usize]
+        self.nics.node[self.node(r.0) as usize].queued
     }
     fn post(&mut self, m: Message) {
         let hint = if m.hint == fabricsim_nic::NO_HINT { NO_HINT } else { m.hint };

@@ -150,8 +150,8 @@ impl<O: Observer> Core<O> {
 
     /// The next packet number of node `src` (a packet's identity is its source and number).
     pub(crate) fn next_packet_seq(&mut self, src: u32) -> u32 {
-        let seq = self.nics.next_seq[src as usize];
-        self.nics.next_seq[src as usize] = seq.wrapping_add(1);
+        let seq = self.nics.node[src as usize].next_seq;
+        self.nics.node[src as usize].next_seq = seq.wrapping_add(1);
         seq
     }
 

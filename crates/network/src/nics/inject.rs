@@ -116,7 +116,7 @@ impl<O: Observer> Core<O> {
     /// no difference: the instant's last event, nothing else waiting for the phase, one engine
     /// and one rank per node (the phase would then deal this message alone and inject it).
     pub(crate) fn enqueue_message(&mut self, src: u32, m: u32) {
-        self.nics.queued[src as usize] += 1;
+        self.nics.node[src as usize].queued += 1;
         if self.graph.engines == 1 && self.nics.rank_node.is_empty() && !self.phase.due && !self.queue.instant_pending() {
             // As from the phase: every credit return of the instant counts. Later sends of the
             // same handler find the engine as the phase would have left it.
@@ -140,7 +140,7 @@ impl<O: Observer> Core<O> {
         let e = if chosen != ANY_ENGINE {
             chosen as u32 % e_count
         } else {
-            let start = self.nics.nic_rr[node as usize];
+            let start = self.nics.node[node as usize].rr;
             // A deterministic message keeps to its pair's engine, so a pair's messages stay in
             // order whatever the choice for the others.
             let choice = if route & fabricsim_nic::ROUTE_DETERMINISTIC != 0 { EngineChoice::Pair } else { self.p.engine_choice };
@@ -148,27 +148,27 @@ impl<O: Observer> Core<O> {
                 EngineChoice::RoundRobin => start,
                 EngineChoice::Pair => pair % e_count,
                 EngineChoice::ShortestQueue => {
-                    let q = &self.nics.engine_queued[base..base + e_count as usize];
-                    (0..e_count).map(|k| (start + k) % e_count).min_by_key(|&e| q[e as usize]).unwrap_or(start)
+                    let q = &self.nics.engines[base..base + e_count as usize];
+                    (0..e_count).map(|k| (start + k) % e_count).min_by_key(|&e| q[e as usize].queued).unwrap_or(start)
                 }
             };
             if choice != EngineChoice::Pair {
-                self.nics.nic_rr[node as usize] = if e + 1 == e_count { 0 } else { e + 1 };
+                self.nics.node[node as usize].rr = if e + 1 == e_count { 0 } else { e + 1 };
             }
             e
         };
         let qi = base + e as usize;
-        self.nics.engine_queued[qi] += 1;
-        let t = self.nics.nic_tail[qi];
+        self.nics.engines[qi].queued += 1;
+        let t = self.nics.engines[qi].tail;
         let prio = self.nics.messages.get(m).prio;
         if t == NIL {
-            self.nics.nic_head[qi] = m;
+            self.nics.engines[qi].head = m;
         } else if prio > self.nics.messages.get(t).prio {
             return self.queue_ahead(qi, m, prio);
         } else {
             self.nics.messages.get_mut(t).next = m;
         }
-        self.nics.nic_tail[qi] = m;
+        self.nics.engines[qi].tail = m;
     }
 
     /// Queue message `m` of class `prio` on engine queue `qi` ahead of every message of a lower
@@ -177,13 +177,13 @@ impl<O: Observer> Core<O> {
     /// normal). A message under way resumes after it.
     #[inline(never)]
     fn queue_ahead(&mut self, qi: usize, m: u32, prio: u8) {
-        let (mut prev, mut cur) = (NIL, self.nics.nic_head[qi]);
+        let (mut prev, mut cur) = (NIL, self.nics.engines[qi].head);
         while cur != NIL && self.nics.messages.get(cur).prio >= prio {
             (prev, cur) = (cur, self.nics.messages.get(cur).next);
         }
         self.nics.messages.get_mut(m).next = cur;
         if prev == NIL {
-            self.nics.nic_head[qi] = m;
+            self.nics.engines[qi].head = m;
         } else {
             self.nics.messages.get_mut(prev).next = m;
         }
@@ -228,12 +228,12 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     fn engine_busy(&mut self, ps: u32, qi: usize, now: u64) -> bool {
         // A paced flow holds its engine for its packets' wire size at the flow's rate.
-        let busy_until = self.fabric.outs[ps as usize].busy_until.max(self.nics.paced_until[qi]);
+        let busy_until = self.fabric.outs[ps as usize].busy_until.max(self.nics.engines[qi].paced_until);
         if busy_until <= now {
             return false;
         }
-        if self.nics.engine_wake[qi] != busy_until {
-            self.nics.engine_wake[qi] = busy_until;
+        if self.nics.engines[qi].wake != busy_until {
+            self.nics.engines[qi].wake = busy_until;
             self.queue.schedule_on(lane::ENGINE_FREE, Time(busy_until), Ev::EngineFree(ps));
         }
         true
@@ -243,13 +243,13 @@ impl<O: Observer> Core<O> {
     /// one pending wake-up per node; an earlier one may replace it).
     #[inline(always)]
     fn host_busy(&mut self, node: u32, now: u64) -> bool {
-        let blocked_until = self.nics.host_free[node as usize];
+        let blocked_until = self.nics.node[node as usize].host_free;
         if blocked_until <= now {
             return false;
         }
-        let pending = self.nics.nic_wake[node as usize];
+        let pending = self.nics.node[node as usize].wake;
         if pending == 0 || blocked_until < pending {
-            self.nics.nic_wake[node as usize] = blocked_until;
+            self.nics.node[node as usize].wake = blocked_until;
             self.queue.schedule(Time(blocked_until), Ev::NicWake(node));
         }
         true
@@ -263,12 +263,12 @@ impl<O: Observer> Core<O> {
         mm.packetized += payload as u64;
         let last = mm.packetized >= mm.bytes;
         if last {
-            self.nics.queued[node as usize] -= 1;
-            self.nics.engine_queued[qi] -= 1;
+            self.nics.node[node as usize].queued -= 1;
+            self.nics.engines[qi].queued -= 1;
             let next = mm.next;
-            self.nics.nic_head[qi] = next;
+            self.nics.engines[qi].head = next;
             if next == NIL {
-                self.nics.nic_tail[qi] = NIL;
+                self.nics.engines[qi].tail = NIL;
             } else if let Some(n) = self.nics.messages.slots().get(next as usize) {
                 // The engine's next message was queued long ago (a backlog under saturation):
                 // ask for its record now, a packet time before the engine reads it.
@@ -312,7 +312,7 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     fn hold_host(&mut self, node: u32, now: u64, payload: u32) {
         let bytes = self.p.host_bandwidth.map_or(0, |bw| bw.serialization(payload as u64).ps());
-        self.nics.host_free[node as usize] = now + bytes + self.p.host_packet_overhead.ps();
+        self.nics.node[node as usize].host_free = now + bytes + self.p.host_packet_overhead.ps();
     }
 
     /// Engine `qi` (pseudo-port `ps`) sends a packet of `wire` bytes from `start` to `end`; a
@@ -323,8 +323,8 @@ impl<O: Observer> Core<O> {
         if pace == 0 {
             return end;
         }
-        self.nics.paced_until[qi] = start + (wire as u64 * pace as u64).div_ceil(1024);
-        end.max(self.nics.paced_until[qi])
+        self.nics.engines[qi].paced_until = start + (wire as u64 * pace as u64).div_ceil(1024);
+        end.max(self.nics.engines[qi].paced_until)
     }
 
     /// The payload and wire size of the next packet cut from `msg` (a class-VC message's packets
@@ -353,7 +353,7 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         let e_count = self.graph.engines;
         let qi = (node * e_count + e) as usize;
-        let m = self.nics.nic_head[qi];
+        let m = self.nics.engines[qi].head;
         if m == NIL {
             return;
         }
@@ -365,7 +365,7 @@ impl<O: Observer> Core<O> {
             return;
         }
         // The router input VC the packet enters, chosen like any hop (see `injection_vc`).
-        let seq = self.nics.next_seq[node as usize];
+        let seq = self.nics.node[node as usize].next_seq;
         let Some(vc) = self.injection_vc_or_wait(ps, wire, (node as u64) << 32 | seq as u64, msg.route) else {
             return;
         };
@@ -388,7 +388,7 @@ impl<O: Observer> Core<O> {
         }
         // A class-route chunk leaves the router's collective logic: no NIC in the way.
         let lat = if msg.op == CLASS_CHUNK { 0 } else { self.fabric.timing.latency(channel::ENGINE) };
-        self.nics.next_seq[node as usize] = seq.wrapping_add(1);
+        self.nics.node[node as usize].next_seq = seq.wrapping_add(1);
         // Lookahead routing (see `grant`): the first router's output, when the routing gives a
         // single hop for its header (no hint, routing selector 0).
         let (out, out_vc) = self.first_hop_ahead(&msg, qi, vc as u8, node, dst);
@@ -425,8 +425,8 @@ impl<O: Observer> Core<O> {
         if first {
             self.queue.schedule_on(lane::INJECT_READY, Time(ready), Ev::Ready(pkt));
         }
-        if self.nics.nic_head[qi] != NIL {
-            self.nics.engine_wake[qi] = free_at;
+        if self.nics.engines[qi].head != NIL {
+            self.nics.engines[qi].wake = free_at;
             self.queue.schedule_on(lane::ENGINE_FREE, Time(free_at), Ev::EngineFree(ps));
         }
     }

@@ -7,14 +7,58 @@ use crate::packet::{Message, Slab, NIL};
 use fabricsim_core::FastDiv;
 
 /// The network interfaces: message queues, injection engines, host and memory timing, Gets, and the ranks placed on nodes.
+/// An injection engine's queue and timing (32 bytes: two per cache line).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Engine {
+    /// Its queue of messages (`NIL`: empty), oldest first, linked through `Message::next`.
+    pub(crate) head: u32,
+    pub(crate) tail: u32,
+    /// Messages waiting in it, for the shortest-queue engine choice.
+    pub(crate) queued: u32,
+    /// The time of its pending EngineFree, if one is pending. An engine gets one only while it
+    /// is busy with messages waiting behind it.
+    pub(crate) wake: u64,
+    /// Until when a paced flow holds it (see `Message::pace`).
+    pub(crate) paced_until: u64,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine { head: NIL, tail: NIL, queued: 0, wake: 0, paced_until: 0 }
+    }
+}
+
+const _: () = assert!(std::mem::size_of::<Engine>() == 32);
+
+/// A node's NIC: what an injection reads and writes of the node (32 bytes).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct NodeNic {
+    /// Packets it has created (a packet's id is its source and this count, so ids do not depend
+    /// on what other nodes do).
+    pub(crate) next_seq: u32,
+    /// Messages at the NIC not yet cut into packets (what a source sees of its backlog:
+    /// `Nic::queued`).
+    pub(crate) queued: u32,
+    /// The engine the round-robin choice deals to next.
+    pub(crate) rr: u32,
+    /// Pending NicWake time (0: none; avoids duplicate wake-ups).
+    pub(crate) wake: u64,
+    /// When the node's host link is free again.
+    pub(crate) host_free: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<NodeNic>() == 32);
+
 pub(crate) struct Nics {
     pub(crate) engines_div: FastDiv,
     pub(crate) messages: Slab<Message>,
     /// Gets in progress (their request and data messages carry the entry as their tag).
     pub(crate) gets: Slab<crate::packet::GetState>,
-    pub(crate) nic_head: Vec<u32>,
-    pub(crate) nic_tail: Vec<u32>,
-    pub(crate) nic_rr: Vec<u32>,
+    /// Per engine (`node * engines + e`): its message queue and timing, in one record (an
+    /// injection reads and writes them together).
+    pub(crate) engines: Vec<Engine>,
+    /// Per node: its NIC's counters and timing, in one record.
+    pub(crate) node: Vec<NodeNic>,
     /// The node of each rank (empty: one rank per node, rank = node).
     pub(crate) rank_node: Vec<u32>,
     /// Per rank: messages posted and still in their sender-side processing, oldest first.
@@ -32,27 +76,9 @@ pub(crate) struct Nics {
     /// Messages that reached their node's NIC during the current instant and are dealt to
     /// its engines at its end (when not dealt at once, see `Core::enqueue_message`).
     pub(crate) arrivals: Vec<u32>,
-    /// When each node's host link is free again.
-    pub(crate) host_free: Vec<u64>,
     /// When each node's memory reads (for sends) and writes (for receives) of uncached data are
     /// done: `mem_free[2 * node]` reads, `mem_free[2 * node + 1]` writes.
     pub(crate) mem_free: Vec<u64>,
-    /// Pending NicWake time per node (avoids duplicate wake-ups).
-    pub(crate) nic_wake: Vec<u64>,
-    /// Per engine (`node * engines + e`): the time of its pending EngineFree, if one is
-    /// pending. An engine gets one only while it is busy with messages waiting behind it.
-    pub(crate) engine_wake: Vec<u64>,
-    /// Messages waiting at each engine (`node * engines + engine`), for the shortest-queue
-    /// engine choice.
-    pub(crate) engine_queued: Vec<u32>,
-    /// Per engine: until when a paced flow holds it (see `Message::pace`).
-    pub(crate) paced_until: Vec<u64>,
-    /// Per node: messages at its NIC not yet cut into packets (what a source sees of its
-    /// backlog: `Nic::queued`).
-    pub(crate) queued: Vec<u32>,
-    /// Per source node: packets it has created (a packet's id is its source and this count, so
-    /// ids do not depend on what other nodes do).
-    pub(crate) next_seq: Vec<u32>,
     /// Per source node: which of its packets were delivered (the duplicate guard).
     pub(crate) delivered_bits: Vec<Vec<u64>>,
 }
@@ -65,9 +91,8 @@ impl Nics {
         Nics {
             messages: Slab::default(),
             gets: Slab::default(),
-            nic_head: vec![NIL; engines],
-            nic_tail: vec![NIL; engines],
-            nic_rr: vec![0; nodes],
+            engines: vec![Engine::default(); engines],
+            node: vec![NodeNic::default(); nodes],
             rank_node: Vec::new(),
             posted: crate::packet::MsgFifos::new(nodes),
             answered: crate::packet::MsgFifos::new(nodes),
@@ -76,14 +101,7 @@ impl Nics {
             notes: Slab::default(),
             listen: true,
             arrivals: Vec::new(),
-            host_free: vec![0; nodes],
             mem_free: vec![0; 2 * nodes],
-            nic_wake: vec![0; nodes],
-            engine_wake: vec![0; engines],
-            engine_queued: vec![0; engines],
-            paced_until: vec![0; engines],
-            queued: vec![0; nodes],
-            next_seq: vec![0; nodes],
             delivered_bits: vec![Vec::new(); nodes],
             engines_div: FastDiv::new(graph.engines.max(1)),
         }
