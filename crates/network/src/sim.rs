@@ -329,6 +329,26 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         links.map(|p| (c.fabric.outs[p].latency as u64).min(c.fabric.timing.credit_latency(c.fabric.outs[p].class))).min().map(Time)
     }
 
+    /// The lookahead a partitioned run advances by ([`lookahead`](Self::lookahead)), which must
+    /// be positive: an error names the first router-to-router link a packet head or credit
+    /// crosses without latency (such a run could not advance), or says there is no link to cut.
+    pub fn partition_lookahead(&self) -> Result<Time, SimError> {
+        let c = &self.core;
+        let zero = (0..c.graph.total_ports() as usize).find(|&p| {
+            c.graph.kind[p] == fabricsim_topology::PortKind::Network
+                && (c.fabric.outs[p].latency == 0 || c.fabric.timing.credit_latency(c.fabric.outs[p].class) == 0)
+        });
+        if let Some(p) = zero {
+            let router = c.graph.owner[p];
+            let port = c.graph.local(fabricsim_core::PortId(p as u32));
+            let msg = format!(
+                "router {router} port {port}: a link without latency leaves a partitioned run no lookahead (a packet or credit could arrive at once)"
+            );
+            return Err(fabricsim_core::ConfigError::new("topology.link_latency", msg).into());
+        }
+        self.lookahead().ok_or_else(|| fabricsim_core::ConfigError::new("topology", "no link between routers to cut into partitions").into())
+    }
+
     pub fn graph(&self) -> &PortGraph {
         &self.core.graph
     }

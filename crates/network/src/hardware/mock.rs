@@ -72,13 +72,13 @@ impl Context for MockContext {
 }
 
 /// Play the network for `unit` until nothing is left to do: each instant, the phase when the
-/// unit asks for it, then its messages delivered `latency` ps after they were sent (a message
-/// between ranks of one node at once), then its events in time order. Returns the members whose
-/// collective ended, with when: (time, rank, tag).
+/// unit asks for it, then its messages and agent packets delivered `latency` ps after they were
+/// sent, then its events in time order. Returns the members whose collective ended, with when:
+/// (time, rank, tag).
 pub(crate) fn drive(unit: &mut dyn Unit, cx: &mut MockContext, latency: u64) -> Vec<(u64, u32, u64)> {
     let mut done = Vec::new();
     let mut ended = Vec::new();
-    let mut in_flight: Vec<(u64, u64, HwMessage)> = Vec::new();
+    let mut in_flight: Vec<(u64, u64, (u64, u32, u64))> = Vec::new();
     let mut order = 0;
     loop {
         // The end of the instant.
@@ -88,8 +88,11 @@ pub(crate) fn drive(unit: &mut dyn Unit, cx: &mut MockContext, latency: u64) -> 
                 unit.phase(cx);
             }
             for (at, m) in std::mem::take(&mut cx.sent) {
-                let hop = if cx.node(m.src) == cx.node(m.dst) { 0 } else { latency };
-                in_flight.push((at + hop, order, m));
+                in_flight.push((at + latency, order, (m.tag, m.dst, m.bytes)));
+                order += 1;
+            }
+            for (_, s) in std::mem::take(&mut cx.agent_sent) {
+                in_flight.push((cx.now + latency, order, (s.tag, s.dst, s.payload as u64)));
                 order += 1;
             }
             unit.take_done(&mut ended);
@@ -105,8 +108,8 @@ pub(crate) fn drive(unit: &mut dyn Unit, cx: &mut MockContext, latency: u64) -> 
         cx.now = at;
         in_flight.sort_by_key(|&(t, o, _)| (t, o));
         while in_flight.first().is_some_and(|&(t, _, _)| t == at) {
-            let (_, _, m) = in_flight.remove(0);
-            unit.on_message(cx, m.tag, m.dst, m.bytes);
+            let (_, _, (tag, dst, bytes)) = in_flight.remove(0);
+            unit.on_message(cx, tag, dst, bytes);
         }
         cx.scheduled.sort_by_key(|&(t, o, _)| (t, o));
         while cx.scheduled.first().is_some_and(|&(t, _, _)| t == at) {

@@ -91,9 +91,12 @@ fn the_lookahead_is_the_smallest_link_latency() {
     // What a partitioned run may advance by: the smallest latency between routers (20 ns here),
     // zero when a link has none (which such a run must refuse).
     assert_eq!(sim().lookahead(), Some(Time::from_ns(20)));
+    assert_eq!(sim().partition_lookahead().unwrap(), Time::from_ns(20));
     let t = Torus::new(vec![4, 4], None, None).unwrap();
     let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
     let p = fabricsim_network::NetworkParams { link_latency: Time::ZERO, ..params(2) };
     let s = Builder::new(t.build_graph(1), r, p).build(Pairs { n: 16, shift: 5 }).unwrap();
     assert_eq!(s.lookahead(), Some(Time::ZERO));
+    let e = s.partition_lookahead().unwrap_err().to_string();
+    assert!(e.contains("topology.link_latency") && e.contains("router 0 port"), "{e}");
 }
