@@ -329,15 +329,19 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         links.map(|p| (c.fabric.outs[p].latency as u64).min(c.fabric.timing.credit_latency(c.fabric.outs[p].class))).min().map(Time)
     }
 
+    /// The port graph being simulated.
     pub fn graph(&self) -> &PortGraph {
         &self.core.graph
     }
+    /// The network parameters it was built with.
     pub fn params(&self) -> &NetworkParams {
         &self.core.p
     }
+    /// The workload driving the run.
     pub fn workload(&self) -> &W {
         &self.workload
     }
+    /// The workload driving the run, mutably.
     pub fn workload_mut(&mut self) -> &mut W {
         &mut self.workload
     }
