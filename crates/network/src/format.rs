@@ -13,14 +13,23 @@ use fabricsim_core::ConfigError;
 /// Largest packet on the wire (16 MiB): keeps per-packet arithmetic in range.
 pub const MAX_WIRE: u32 = 16 << 20;
 
+/// How a packet's payload maps to bytes on the wire (see the module docs). All sizes in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PacketFormat {
+    /// Largest payload of one packet; messages are cut into packets of at most this. A
+    /// multiple of `payload_align`.
     pub max_payload: u32,
+    /// Payload granularity: a payload is padded up to a multiple of it (1: no padding).
     pub payload_align: u32,
+    /// Bytes carried once per packet ahead of the payload.
     pub header: u32,
+    /// Bytes carried once per packet after the payload.
     pub trailer: u32,
+    /// Lanes a link splits a frame across (1 to 16); `lane_framing` is paid on each.
     pub lanes: u32,
+    /// Framing bytes repeated on every lane.
     pub lane_framing: u32,
+    /// Other link-protocol bytes per packet.
     pub link_overhead: u32,
 }
 
@@ -69,6 +78,9 @@ impl PacketFormat {
         self.max_payload as f64 / self.max_wire() as f64
     }
 
+    /// Check the format's limits: a positive `max_payload` that `payload_align` divides, 1 to 16
+    /// lanes, and a full packet of at most [`MAX_WIRE`] bytes; the error names the scenario key
+    /// at fault.
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.max_payload == 0 {
             return Err(ConfigError::new("packet.max_payload", "must be positive"));

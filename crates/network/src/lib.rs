@@ -116,10 +116,6 @@
 //! assert_eq!(out.messages_delivered, 1);
 //! ```
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 mod build;
 mod fabric;
 pub mod format;

@@ -13,10 +13,16 @@ pub struct Packet {
     /// Its id: the source node and the count of packets the source created before it (never
     /// reused; for duplicate-delivery detection and to spread selection over equal candidates).
     pub seq: u32,
+    /// Source node id.
     pub src: u32,
+    /// Handle of its message in the NICs' message slab.
     pub msg: u32,
+    /// Destination node id.
     pub dst: u32,
+    /// Size on the wire in bytes ([`PacketFormat::wire`](crate::PacketFormat::wire) of its
+    /// payload): what links serialise.
     pub wire_bytes: u32,
+    /// Payload bytes of its message that it carries.
     pub payload: u32,
     /// When its head has passed the pipeline of the router it is in: from then on it may
     /// request an output. Whether a head-ready event is scheduled for that time depends on
@@ -34,6 +40,7 @@ pub struct Packet {
     pub out: u32,
     /// VC on `out` (meaningful when `out` is set).
     pub out_vc: u8,
+    /// Priority class (higher is granted first), its message's.
     pub prio: u8,
     /// Whether a head-ready event is scheduled for it (see [`Packet::ready_at`]).
     pub armed: bool,
@@ -60,22 +67,32 @@ pub const NO_HINT: u8 = fabricsim_routing::NO_HINT;
 #[derive(Debug, Clone, Copy)]
 #[repr(align(64))]
 pub struct Message {
-    /// Source and destination ranks (see the rank map).
+    /// Source rank (see the rank map).
     pub src: u32,
+    /// Destination rank (for a multicast copy reaching a NIC, its node: see [`MULTICAST`]).
     pub dst: u32,
+    /// Payload bytes (at least 1).
     pub bytes: u64,
     /// Bytes already cut into packets.
     pub packetized: u64,
     /// Payload bytes delivered so far.
     pub delivered: u64,
+    /// When it was posted (ps); its latency runs from here.
     pub created: u64,
+    /// The workload's tag; for the NIC's and the hardware's own operations, the entry it
+    /// belongs to (see [`Message::op`]).
     pub tag: u64,
     /// Next message in the source NIC's queue.
     pub next: u32,
+    /// Priority class (higher first), for its place in the NIC's queue and for its packets.
     pub prio: u8,
+    /// Whether it counts in the run's statistics: posted inside the measurement window, and not
+    /// the collective hardware's own (see [`hardware_op`]).
     pub measured: bool,
     /// Local output port forced on the first hop ([`NO_HINT`]: none).
     pub hint: u8,
+    /// Whether its data streams from/to main memory (a memory bandwidth is modelled and it is
+    /// larger than the cache).
     pub uncached: bool,
     /// [`PUT`], [`GET_REQUEST`] or [`GET_RESPONSE`] (a Get's request and data carry the Get's
     /// entry in `Core::gets` as their tag).
@@ -120,11 +137,17 @@ pub fn hardware_op(op: u8) -> bool {
 /// A Get in progress (`Core::gets`).
 #[derive(Debug, Clone, Copy)]
 pub struct GetState {
+    /// Rank that posted the Get and receives the data.
     pub initiator: u32,
+    /// Rank whose data is read (its NIC answers the request).
     pub target: u32,
+    /// Bytes requested.
     pub bytes: u64,
+    /// The workload's tag, handed back with the Get's completion.
     pub tag: u64,
+    /// When the Get was posted (ps); its latency runs from here.
     pub created: u64,
+    /// Priority class of its request and of its data.
     pub class: u8,
 }
 
@@ -136,6 +159,7 @@ pub struct MsgFifos {
 }
 
 impl MsgFifos {
+    /// An empty FIFO for each of `owners` owners (ids `0..owners`).
     pub fn new(owners: usize) -> Self {
         MsgFifos { head: vec![NIL; owners], tail: vec![NIL; owners] }
     }
@@ -189,6 +213,7 @@ impl<T: Copy, K> Default for Slab<T, K> {
 }
 
 impl<T: Copy, K: Copy + From<u32> + Into<u32>> Slab<T, K> {
+    /// Store `v` in a freed slot (the last one freed) or a new one; returns its handle.
     #[inline]
     pub fn insert(&mut self, v: T) -> K {
         if let Some(h) = self.free.pop() {
@@ -199,14 +224,18 @@ impl<T: Copy, K: Copy + From<u32> + Into<u32>> Slab<T, K> {
             K::from((self.items.len() - 1) as u32)
         }
     }
+    /// Free the slot of `h` for reuse. `h` must be live (not checked); its contents stay until
+    /// the slot is reused.
     #[inline]
     pub fn remove(&mut self, h: K) {
         self.free.push(h.into());
     }
+    /// The item at `h`, which must be live (a freed slot gives stale contents; not checked).
     #[inline]
     pub fn get(&self, h: K) -> &T {
         &self.items[h.into() as usize]
     }
+    /// The item at `h`, mutably; `h` must be live (not checked).
     #[inline]
     pub fn get_mut(&mut self, h: K) -> &mut T {
         &mut self.items[h.into() as usize]

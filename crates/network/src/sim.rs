@@ -349,15 +349,19 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         self.lookahead().ok_or_else(|| fabricsim_core::ConfigError::new("topology", "no link between routers to cut into partitions").into())
     }
 
+    /// The port graph being simulated.
     pub fn graph(&self) -> &PortGraph {
         &self.core.graph
     }
+    /// The network parameters it was built with.
     pub fn params(&self) -> &NetworkParams {
         &self.core.p
     }
+    /// The workload driving the run.
     pub fn workload(&self) -> &W {
         &self.workload
     }
+    /// The workload driving the run, mutably.
     pub fn workload_mut(&mut self) -> &mut W {
         &mut self.workload
     }

@@ -9,7 +9,9 @@ use serde::Serialize;
 /// Result of [`analyze`]. Bandwidths are in bytes per second.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct Analysis {
+    /// Number of nodes.
     pub nodes: u64,
+    /// Number of routers: one per node on a torus, every switch of every rail on a fat-tree.
     pub routers: u64,
     /// Router-to-router links (each bidirectional link counted once).
     pub links: u64,
@@ -17,6 +19,7 @@ pub struct Analysis {
     pub terminal_links: u64,
     /// Network ports per node (torus) or per switch (fat-tree).
     pub ports_per_node: u32,
+    /// Largest minimal hop distance between two nodes (hops counted as in the crate docs).
     pub diameter: u32,
     /// Mean hops between two distinct nodes chosen uniformly at random.
     pub average_hops: f64,

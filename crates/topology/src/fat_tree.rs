@@ -16,6 +16,8 @@
 use crate::graph::{PortGraph, PortKind};
 use fabricsim_core::{ConfigError, NodeId, PortId, RouterId};
 
+/// A fat-tree shape (see the module docs): switch radix, levels, rails and the derived counts.
+/// Router ids number the switches rail by rail, and within a rail level by level from the leaves.
 #[derive(Debug, Clone)]
 pub struct FatTree {
     radix: u32,
@@ -32,6 +34,10 @@ pub struct FatTree {
 }
 
 impl FatTree {
+    /// A k-ary n-tree of `levels` levels of `radix`-port switches, repeated over `rails` planes;
+    /// `full_radix_top` gives the top switches all `radix` ports downwards (see the module docs).
+    /// Fails if `radix` is odd or below 2, `levels` is not in 1..=8, `rails` not in 1..=16, or
+    /// the tree would have too many nodes.
     pub fn new(radix: u32, levels: u32, rails: u32, full_radix_top: bool) -> Result<Self, ConfigError> {
         if radix < 2 || !radix.is_multiple_of(2) {
             return Err(ConfigError::new("topology.radix", format!("{radix} must be an even number >= 2")));
@@ -69,24 +75,31 @@ impl FatTree {
         Ok(FatTree { radix, levels, rails, children, parents, count, level_base, switches_per_rail: base, nodes: nodes64 as u32 })
     }
 
+    /// Ports per switch.
     pub fn radix(&self) -> u32 {
         self.radix
     }
+    /// Switch levels `h` (1 = the leaf switches nodes attach to).
     pub fn levels(&self) -> u32 {
         self.levels
     }
+    /// Number of identical planes; each node has one NIC attachment per rail.
     pub fn rails(&self) -> u32 {
         self.rails
     }
+    /// Number of nodes (the same in every rail).
     pub fn nodes(&self) -> u32 {
         self.nodes
     }
+    /// Number of switches over all rails (the router count).
     pub fn switches(&self) -> u32 {
         self.switches_per_rail * self.rails
     }
+    /// `children[i]`: down ports used by a switch of level `i + 1`, one entry per level.
     pub fn children(&self) -> &[u32] {
         &self.children
     }
+    /// `parents[i]`: up links of an element of level `i` (nodes being level 0, whose entry is 1).
     pub fn parents(&self) -> &[u32] {
         &self.parents
     }
@@ -158,6 +171,10 @@ impl FatTree {
         }
     }
 
+    /// The port graph: every switch has `radix` ports, down ports first (local `0..children`,
+    /// port `d` leading to the child with subtree digit `d`), then up ports
+    /// ([`up_port`](Self::up_port)); each node's engine `e` attaches to a leaf switch of rail `e`.
+    /// Unused ports are unconnected.
     pub fn build_graph(&self) -> PortGraph {
         let routers = self.switches();
         let mut g = PortGraph::with_uniform_ports(routers, self.nodes, self.radix, self.rails);

@@ -9,6 +9,7 @@ use fabricsim_core::{NodeId, PortId, RouterId};
 /// Marks an unconnected port in [`PortGraph::peer`].
 pub const UNCONNECTED: u32 = u32::MAX;
 
+/// What a port's link leads to; says how to read the port's [`PortGraph::peer`] entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PortKind {
     /// Connected to a port of another router; `peer` is that global port.
@@ -19,14 +20,19 @@ pub enum PortKind {
     Unconnected,
 }
 
+/// Routers, their ports and what each port connects to, in flat vectors indexed by global port
+/// id (see the module docs).
 #[derive(Debug, Clone)]
 pub struct PortGraph {
+    /// Number of routers (switches); router ids are `0..routers`.
     pub routers: u32,
+    /// Number of nodes; node ids are `0..nodes`.
     pub nodes: u32,
     /// NIC attachments per node (injection/reception engines, or rails for a fat-tree).
     pub engines: u32,
     /// `port_offset[r]..port_offset[r+1]` are router r's ports. Length `routers + 1`.
     pub port_offset: Vec<u32>,
+    /// What each global port connects to.
     pub kind: Vec<PortKind>,
     /// Per port: the peer's global port (a network port) or node id (a terminal port), raw,
     /// since it holds either; [`PortGraph::peer_port`] and [`PortGraph::terminal_node`] type it.
@@ -62,20 +68,26 @@ impl PortGraph {
         }
     }
 
+    /// Global id of local port `local` of `router`. `local` must be below
+    /// [`ports_of`](Self::ports_of)`(router)` (not checked).
     #[inline]
     pub fn port(&self, router: RouterId, local: u32) -> PortId {
         PortId(self.port_offset[router.index()] + local)
     }
+    /// Index of a global port among its router's ports (the inverse of [`port`](Self::port)).
     #[inline]
     pub fn local(&self, port: PortId) -> u32 {
         port.0 - self.port_offset[self.owner[port.index()].index()]
     }
+    /// Number of ports of `router`.
     pub fn ports_of(&self, router: RouterId) -> u32 {
         self.port_offset[router.index() + 1] - self.port_offset[router.index()]
     }
+    /// Number of ports over all routers: global port ids are `0..total_ports()`.
     pub fn total_ports(&self) -> u32 {
         *self.port_offset.last().unwrap_or(&0)
     }
+    /// Largest port count of any router (0 without routers).
     pub fn max_ports(&self) -> u32 {
         (0..self.routers).map(|r| self.ports_of(RouterId(r))).max().unwrap_or(0)
     }

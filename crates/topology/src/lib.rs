@@ -12,10 +12,6 @@
 //!   direct network (the NIC sits on the router chip), and every link including the two
 //!   NIC-to-switch links in a fat-tree.
 
-// Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
-// remove this line once `cargo check` shows none for this crate.
-#![allow(missing_docs)]
-
 pub mod analysis;
 pub mod fat_tree;
 pub mod graph;
@@ -32,11 +28,14 @@ use fabricsim_core::NodeId;
 /// A built network shape.
 #[derive(Debug, Clone)]
 pub enum Topology {
+    /// A direct network: an n-dimensional torus or mesh, one router per node.
     Torus(Torus),
+    /// An indirect network: a (possibly multi-rail) fat-tree of switches.
     FatTree(FatTree),
 }
 
 impl Topology {
+    /// Number of nodes (node ids are `0..nodes()`).
     pub fn nodes(&self) -> u32 {
         match self {
             Topology::Torus(t) => t.nodes(),

@@ -6,10 +6,14 @@ use crate::{PortGraph, PortKind, Torus};
 use fabricsim_core::{ConfigError, NodeId};
 use serde::Serialize;
 
+/// Link counts by kind, from [`count`]; each bidirectional router-to-router link counted once.
 #[derive(Debug, Clone, Copy, Serialize, PartialEq)]
 pub struct LinkKinds {
+    /// Links whose two ends lie in the same block.
     pub links_electrical: u64,
+    /// Links between two blocks.
     pub links_optical: u64,
+    /// `links_optical` over all links (0 when there are none).
     pub optical_link_fraction: f64,
 }
 
@@ -65,11 +69,18 @@ pub fn count(graph: &PortGraph, optical: &[bool]) -> LinkKinds {
 /// (`rack_pitch_m` per rack) and across rows (`row_pitch_m` per row).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Floor {
+    /// Nodes per rack along each axis, one entry per torus axis; a multiple of the block.
     pub rack: Vec<u32>,
+    /// Racks placed side by side in one row (positive).
     pub racks_per_row: u32,
+    /// Metres between two neighbouring racks of a row.
     pub rack_pitch_m: f64,
+    /// Metres between two neighbouring rows.
     pub row_pitch_m: f64,
+    /// Metres every inter-block cable adds for its runs inside its two racks.
     pub slack_m: f64,
+    /// Whether each axis of the rack grid is numbered folded (0, n-1, 1, n-2, ...) rather than
+    /// in order.
     pub folded: bool,
 }
 

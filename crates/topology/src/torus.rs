@@ -34,6 +34,8 @@ pub struct AxisPorts {
     pub count: u32,
 }
 
+/// An n-dimensional torus or mesh (see the module docs): axis lengths, wrap flags and names,
+/// with one router per node and node ids as mixed-radix coordinates, axis 0 fastest.
 #[derive(Debug, Clone)]
 pub struct Torus {
     shape: Vec<u32>,
@@ -109,18 +111,23 @@ impl Torus {
         Ok(Torus { shape, wrap, names, strides, axis_ports, net_ports: p, nodes, coord_table: table.into() })
     }
 
+    /// Length of each axis.
     pub fn shape(&self) -> &[u32] {
         &self.shape
     }
+    /// Per axis, whether it wraps around (a ring) rather than ending (a line of a mesh).
     pub fn wrap(&self) -> &[bool] {
         &self.wrap
     }
+    /// Name of each axis, as scenarios refer to it.
     pub fn names(&self) -> &[String] {
         &self.names
     }
+    /// Number of axes.
     pub fn dims(&self) -> usize {
         self.shape.len()
     }
+    /// Number of nodes (the product of the axis lengths), also the number of routers.
     pub fn nodes(&self) -> u32 {
         self.nodes
     }
@@ -128,6 +135,7 @@ impl Torus {
     pub fn net_ports(&self) -> u32 {
         self.net_ports
     }
+    /// Where the network ports of `axis` sit among a router's local ports.
     pub fn axis_ports(&self, axis: usize) -> AxisPorts {
         self.axis_ports[axis]
     }
@@ -141,6 +149,7 @@ impl Torus {
         self.names.iter().position(|n| n == name)
     }
 
+    /// Coordinate of `node` along `axis`.
     #[inline]
     pub fn coord(&self, node: NodeId, axis: usize) -> u32 {
         self.coord_table[node.index() * self.shape.len() + axis] as u32
@@ -153,6 +162,7 @@ impl Torus {
         &self.coord_table[node.index() * d..][..d]
     }
 
+    /// All coordinates of `node`, one per axis.
     pub fn coords(&self, node: NodeId) -> Vec<u32> {
         (0..self.dims()).map(|a| self.coord(node, a)).collect()
     }
@@ -269,6 +279,9 @@ impl Torus {
         NodeId(router.0)
     }
 
+    /// The port graph with `engines` terminal ports per router, after its network ports: router
+    /// `r` carries node `r`, and engine `e` of a node attaches to local port
+    /// [`net_ports`](Self::net_ports)`() + e`. Mesh edge ports are unconnected.
     pub fn build_graph(&self, engines: u32) -> PortGraph {
         let n = self.nodes;
         let ppr = self.net_ports + engines;

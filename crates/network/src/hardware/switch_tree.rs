@@ -14,6 +14,7 @@ use std::collections::HashMap;
 /// Where an element of the tree is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum At {
+    /// A switch (the root or an inner element).
     Switch(RouterId),
     /// A member's node (its NIC's barrier logic).
     Node(NodeId),
@@ -22,6 +23,7 @@ pub enum At {
 /// One element of a tree.
 #[derive(Debug, Clone)]
 pub struct Element {
+    /// Where it is.
     pub at: At,
     /// Its parent element (`usize::MAX`: the root).
     pub parent: usize,
@@ -35,7 +37,9 @@ pub struct Element {
 /// A tree of switches.
 #[derive(Debug, Clone)]
 pub struct SwitchTree {
+    /// Its elements; [`Element::parent`] and [`Element::children`] index into it.
     pub elements: Vec<Element>,
+    /// Index of the root element in `elements`.
     pub root: usize,
     /// The root's level (1: the members' leaf switch).
     pub root_level: usize,

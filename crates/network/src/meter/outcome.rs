@@ -43,7 +43,9 @@ impl RunLimits {
 /// How a run ended and what it measured.
 #[derive(Debug, Clone)]
 pub struct Outcome {
+    /// Simulated time at which the run ended.
     pub sim_time: Time,
+    /// Events the event queue processed.
     pub events: u64,
     /// Packets handed from NICs to routers (and packets the collective hardware creates in the
     /// switches: switch agents' packets, multicast copies).
@@ -53,6 +55,8 @@ pub struct Outcome {
     pub packets_delivered: u64,
     /// Payload bytes delivered (whole run).
     pub bytes_delivered: u64,
+    /// Messages whose last byte arrived (whole run; Get requests and data and the collective
+    /// hardware's own messages included).
     pub messages_delivered: u64,
     /// Router traversals (grants at router outputs, ejection included).
     pub packet_hops: u64,
@@ -65,11 +69,14 @@ pub struct Outcome {
     /// The part of `window_bytes` delivered in the window's first half (a ramp between the two
     /// halves means the run had not reached steady state).
     pub window_bytes_first_half: u64,
+    /// Length of the measurement window the run covered (shorter than asked when the run
+    /// ended before the window did).
     pub window: Time,
     /// Whether every measured message arrived (false: saturated, results biased).
     pub drained: bool,
-    /// High-water marks of the packet and message slabs.
+    /// High-water mark of the packet slab (most packets alive at once).
     pub peak_packets: usize,
+    /// High-water mark of the message slab (most messages alive at once).
     pub peak_messages: usize,
     /// Delivered packets of an adaptive routing that took the escape sub-network on the way.
     pub packets_escaped: u64,

@@ -35,21 +35,25 @@ pub use tree::ClassTree;
 pub struct ClassRouteParams {
     /// The torus the trees are embedded in.
     pub shape: Vec<u32>,
+    /// Per axis of `shape`, whether it wraps around.
     pub wrap: Vec<bool>,
     /// Class routes a node may take part in.
     pub routes: u32,
     /// Most inputs a node combines (links plus its own contribution).
     pub inputs: u32,
-    /// Combining delay per hop, integer and bitwise operations, up and down the tree.
+    /// Combining delay per hop going up the tree, for integer and bitwise operations.
     pub up_delay: Time,
+    /// Delay per hop going down the tree, for integer and bitwise operations.
     pub down_delay: Time,
-    /// The same for floating point.
+    /// Combining delay per hop going up the tree, for floating point.
     pub float_up_delay: Time,
+    /// Delay per hop going down the tree, for floating point.
     pub float_down_delay: Time,
 }
 
-/// Priority classes of chunks going up and down (above system traffic, down first).
+/// Priority class of chunks going up the tree (above system traffic).
 pub const UP_CLASS: u8 = 3;
+/// Priority class of chunks going down the tree (above [`UP_CLASS`]).
 pub const DOWN_CLASS: u8 = 4;
 
 /// What one round of a route does (the first member to start it says; the others must agree).

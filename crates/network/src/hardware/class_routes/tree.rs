@@ -12,9 +12,9 @@ pub struct ClassTree {
     pub nodes: Vec<u32>,
     /// Index (into `nodes`) of the root.
     pub root: usize,
-    /// Per node: index of its parent (`usize::MAX` for the root), and of its children
-    /// (ascending).
+    /// Per node: index of its parent (`usize::MAX` for the root).
     pub parent: Vec<usize>,
+    /// Per node: indices of its children, ascending.
     pub children: Vec<Vec<usize>>,
 }
 

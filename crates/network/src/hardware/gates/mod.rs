@@ -40,9 +40,11 @@ pub struct GateParams {
     pub channel_overlap: Time,
     /// Latency of a relay gate (holds the TNI).
     pub relay: Time,
-    /// Most integer / floating-point elements one synchronisation reduces.
+    /// Most integer elements one synchronisation reduces.
     pub int_elements: u8,
+    /// Most floating-point elements one synchronisation reduces.
     pub float_elements: u8,
+    /// How each group's gates are wired.
     pub algorithm: GateAlgorithm,
 }
 

@@ -45,6 +45,7 @@ pub enum Role {
 /// One gate of a wiring.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Gate {
+    /// What the gate is for.
     pub role: Role,
     /// The member whose BCH it belongs to (start and end gates; [`NONE`] for relays).
     pub member: u32,
@@ -63,6 +64,7 @@ pub struct Gate {
 pub struct Share {
     /// TNIs per node (caller's TNI ids are `node * tnis_per_node + t`).
     pub tnis_per_node: u32,
+    /// Gates a TNI may use for each of the group's channels it holds.
     pub gates_per_channel: u32,
 }
 
@@ -70,21 +72,30 @@ pub struct Share {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GateAlgorithm {
+    /// Recursive doubling or (for groups that never sum) dissemination, whichever has fewer
+    /// stages, then fewer gates on the busiest TNI.
     #[default]
     Auto,
+    /// A reduce-broadcast tree over the members.
     Tree,
+    /// Per-TNI combining trees, then recursive doubling between the TNIs (each contribution
+    /// counted once).
     RecursiveDoubling,
+    /// Per-TNI combining trees, then `ceil(log2 P)` dissemination rounds between the `P` TNIs;
+    /// may count a contribution twice, so barriers and idempotent reductions only.
     Dissemination,
 }
 
 /// A group's gates and how they connect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wiring {
+    /// The gates, indexed by gate id (the ids [`Gate::outs`], `starts` and `ends` hold).
     pub gates: Vec<Gate>,
     /// The TNIs the gates sit on, as the caller numbered them (ascending).
     pub tnis: Vec<u32>,
-    /// Each member's start and end gate.
+    /// Each member's start gate (by member index).
     pub starts: Vec<u32>,
+    /// Each member's end gate (by member index).
     pub ends: Vec<u32>,
     /// Whether every member's contribution reaches every end exactly once (false: at least
     /// once, see [`GateAlgorithm::Dissemination`]).
@@ -187,6 +198,7 @@ impl Wiring {
         n
     }
 
+    /// The most barrier gates any one TNI uses (see [`gates_per_tni`](Self::gates_per_tni)).
     pub fn max_gates_per_tni(&self) -> u32 {
         self.gates_per_tni().into_iter().max().unwrap_or(0)
     }

@@ -39,6 +39,7 @@ pub enum RootChoice {
 }
 
 impl RootChoice {
+    /// Its name as a scenario spells it (`multicast.root`).
     pub fn name(self) -> &'static str {
         match self {
             RootChoice::Hlse => "hlse",
@@ -57,6 +58,7 @@ pub struct MulticastParams {
     /// when every one is free and has credit. Without it, it takes each as it frees and holds
     /// it while it waits for the others (which can deadlock).
     pub grb: bool,
+    /// How the source picks the tree's root switch.
     pub root: RootChoice,
     /// Extra time a copying switch takes over a unicast hop.
     pub copy_delay: Time,

@@ -155,11 +155,13 @@ struct Send {
 /// Counts of what the barrier hardware did (for tests and reports).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BarrierCounts {
-    /// Barrier packets sent, and lost.
+    /// Barrier packets sent (arrives, acks, dones and urges, resends included).
     pub packets: u64,
+    /// Barrier packets lost on their link (see [`SwitchBarrierParams::drop`]).
     pub lost: u64,
-    /// Arrives sent again for want of an ack; urges sent.
+    /// Arrives sent again for want of an ack.
     pub resent: u64,
+    /// Urges sent.
     pub urges: u64,
 }
 
