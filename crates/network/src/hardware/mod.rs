@@ -2,27 +2,27 @@
 //! Dawning's switch barrier and multicast, and the switch agents and packet replication they use.
 //!
 //! # One seam
-//! Each unit implements [`Unit`] and sees the rest of the network only through a [`Context`]:
+//! Each unit implements `Unit` and sees the rest of the network only through a `Context`:
 //! the time, its own events, the end-of-instant phase, sending a message from a NIC or a packet
 //! from a switch's agent, and a few read-only facts (rank placement, parameters, the wiring).
-//! The simulation holds its units in a list ([`Hardware`]) beside the fabric; an event of a unit
+//! The simulation holds its units in a list (`Hardware`) beside the fabric; an event of a unit
 //! (`Ev::Unit`) names the unit by its index, and a message a unit sent reaches it back by its
-//! message op ([`Unit::ops`]), so nothing outside this folder tests which units exist.
-//! [`mock::MockContext`] stands in for the network, so a unit's protocol can be tested alone.
+//! message op (`Unit::ops`), so nothing outside this folder tests which units exist.
+//! `mock::MockContext` stands in for the network, so a unit's protocol can be tested alone.
 //!
 //! # Adding a unit
 //! 1. A folder `hardware/<name>/` with the unit's state, its parameter struct, and
-//!    `impl Unit for ...`; its protocol tested on a [`mock::MockContext`] (see the gates' tests).
-//! 2. Its parameters in [`NetworkParams`] (an `Option`), and one line in [`Hardware::build`]'s
+//!    `impl Unit for ...`; its protocol tested on a `mock::MockContext` (see the gates' tests).
+//! 2. Its parameters in `NetworkParams` (an `Option`), and one line in `Hardware::build`'s
 //!    list (its place in the list is its order in the phase, and which unit runs a collective
 //!    kind first).
-//! 3. A message op in `crate::packet` if it sends messages, named by [`Unit::ops`].
+//! 3. A message op in `crate::packet` if it sends messages, named by `Unit::ops`.
 //! 4. Its scenario section (`fabricsim::scenario`) and the line of the facade's plan that fills
 //!    its parameters.
 //!
-//! The agents ([`agent`]) and the multicast's packet replication
-//! ([`multicast::replicate`]) are not units: they are switch machinery in the fabric's hot path
-//! that units use (through [`Context::agent_send`], and the multicast's hint on its packets).
+//! The agents (`agent`) and the multicast's packet replication
+//! (`multicast::replicate`) are not units: they are switch machinery in the fabric's hot path
+//! that units use (through `Context::agent_send`, and the multicast's hint on its packets).
 
 pub(crate) mod agent;
 pub mod class_routes;

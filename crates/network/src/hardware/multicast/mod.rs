@@ -6,7 +6,7 @@
 //! member below them (see [`RootChoice`]; once the root is chosen the whole path is fixed). The
 //! packets climb from the source to that switch on the unique path to it, then go down its
 //! [`SwitchTree`] of the members' nodes: where a switch has several children in the tree, the
-//! packet is copied to all of them at once (see [`crate::hardware::multicast::replicate`]). A node's NIC receives its
+//! packet is copied to all of them at once (see `crate::hardware::multicast::replicate`). A node's NIC receives its
 //! copies as any packet and hands the broadcast to every member on the node once all its bytes
 //! are in (they are done after the receive overhead); members on the root's node have it from
 //! the root's NIC. The root is done once its NIC has taken the request.

@@ -5,7 +5,7 @@
 //! leaf-to-leaf distance plus that, as a tree rooted at a node would need). When every member on
 //! a node has started a barrier, the node's NIC barrier logic sends an *arrive* packet to its
 //! leaf switch. A
-//! switch's barrier logic (an agent, see [`crate::hardware::agent`]) answers each arrive with an *ack*,
+//! switch's barrier logic (an agent, see `crate::hardware::agent`) answers each arrive with an *ack*,
 //! and once every child has arrived sends one arrive to its parent; the root, once all its
 //! children have arrived, sends *done* to each child, and each switch passes done on to its
 //! children, down to the members' NICs. Every packet is a real packet on a real link: it waits
