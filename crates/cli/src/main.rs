@@ -81,8 +81,10 @@ enum Cmd {
         /// all_to_all.
         #[arg(long, required_unless_present = "program", conflicts_with = "program")]
         op: Option<String>,
-        /// Comma-separated algorithms, or `all` (the default): every one that applies (with
-        /// `hardware` where the network has it for the collective at any size).
+        /// Comma-separated algorithms, or `all` (the default): every one that applies to the
+        /// network, its ranks and each size (`hardware` where the network's in-network hardware
+        /// does the collective at that size); each one skipped is named on standard error with
+        /// why. A named algorithm that does not apply is refused before anything runs.
         #[arg(long, value_delimiter = ',')]
         algorithm: Vec<String>,
         /// Comma-separated buffer sizes per rank, e.g. 8B,1KiB,1MiB.
@@ -428,7 +430,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             // One scenario per point, run as `fabricsim run` runs it; errors name the options
             // that set its workload's keys.
             let base = load(&scenario, &set)?;
-            let plan = Plan::new(&base)?;
+            Plan::new(&base)?;
             let option = |e: Error| fabricsim::workloads::job::rename_field(e, true);
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
@@ -447,8 +449,6 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
                 (None, Some(op)) => {
                     let c = fabricsim::collective::parse_op(op)?;
-                    let algorithms = fabricsim::collective::parse_algorithms(&plan, c, &algorithm)?;
-                    let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
                     let workload = CollectiveSpec {
                         op: Some(c),
                         ranks_per_node,
@@ -458,7 +458,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                         background: back,
                         ..Default::default()
                     };
-                    let what = fabricsim::collective::Comparison { workload, algorithms: &algorithms, sizes: &sizes, ports };
+                    // What applies is known before anything runs: say what is left out, and why.
+                    let selection = fabricsim::collective::select(&base, &workload, &algorithm, &sizes)?;
+                    for s in &selection.skipped {
+                        eprintln!("{s}");
+                    }
+                    let pb = progress_bar(selection.points.len() as u64, c.name());
+                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports };
                     let pts = fabricsim::collective::compare(
                         &base,
                         &what,

@@ -24,6 +24,7 @@
 //! `core` (units, ids, errors) → `topology` → `routing` → `engine` → `network` → `workload`,
 //! with `stats` beside them.
 
+pub mod applicable;
 pub mod background;
 pub mod collective;
 pub mod info;
