@@ -722,14 +722,20 @@ impl Default for SimSpec {
 impl Scenario {
     /// Parse TOML; errors name the offending key path.
     pub fn from_toml_str(text: &str) -> Result<Scenario, Error> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| Error::Config(toml_error(e)))?;
+        Self::from_named_toml_str(text, "scenario")
+    }
+
+    /// [`Scenario::from_toml_str`] of text read from `name` (a file), which a syntax error
+    /// names with its line, column and the offending line.
+    pub fn from_named_toml_str(text: &str, name: &str) -> Result<Scenario, Error> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| Error::Config(toml_error(name, e)))?;
         Self::from_value(value)
     }
 
     /// Read a scenario file; relative file paths in it are read from its folder.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        let mut s = Self::from_toml_str(&text)?;
+        let mut s = Self::from_named_toml_str(&text, &path.display().to_string())?;
         s.base_dir = Some(path.parent().map(|p| p.to_path_buf()).unwrap_or_default());
         Ok(s)
     }
@@ -857,9 +863,10 @@ mod seed_text {
     }
 }
 
-fn toml_error(e: toml::de::Error) -> ConfigError {
-    let msg = e.message().to_string();
-    ConfigError::new("scenario", msg.lines().next().unwrap_or("malformed TOML").to_string())
+/// A TOML syntax error as the `toml` crate reports it: line, column, the offending line with a
+/// mark under the place, and what was expected there.
+fn toml_error(name: &str, e: toml::de::Error) -> ConfigError {
+    ConfigError::new(name, e.to_string().trim_end().to_string())
 }
 
 #[cfg(test)]
