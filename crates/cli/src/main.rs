@@ -207,6 +207,31 @@ fn write_out(path: &PathBuf, text: &str) -> Result<(), Error> {
     }
 }
 
+/// Refuse, before anything runs, an output file that could not be written: each `(option,
+/// path)` ("-" is standard output) must name a file that exists and can be written, or one that
+/// can be created (the test file is removed again). A run is not lost to a typo in a path.
+fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
+    for (option, path) in outputs {
+        let Some(path) = path else { continue };
+        if path.as_os_str() == "-" {
+            continue;
+        }
+        let bad = |why: String| Err(fabricsim::ConfigError::new(*option, format!("'{}' cannot be written: {why}", path.display())).into());
+        if path.is_dir() {
+            return bad("it is a folder".into());
+        }
+        let tried = if path.exists() {
+            std::fs::OpenOptions::new().append(true).open(path).map(drop)
+        } else {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map(drop).and_then(|_| std::fs::remove_file(path))
+        };
+        if let Err(e) = tried {
+            return bad(e.to_string());
+        }
+    }
+    Ok(())
+}
+
 fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
     if !std::io::stderr().is_terminal() {
         return None;
@@ -260,6 +285,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Run { scenario, set, json, series, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
+            check_outputs(&[("--json", &json), ("--series", &series)])?;
             let horizon = (plan.limits.warmup + plan.limits.measure).ps();
             // Open-loop runs know their horizon (a bar with an estimate of the time left); closed
             // ones run until their work is done (a spinner with the simulated time).
@@ -334,6 +360,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
             let pts = fabricsim::sweep_sizes(&s, &sizes, jobs, |_| {
                 if let Some(pb) = &pb {
@@ -366,6 +393,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, .. } => {
             let s = load(&scenario, &set)?;
             let loads = fabricsim::sweep::parse_loads(&loads)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
             let rep = fabricsim::sweep(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, |_| {
                 if let Some(pb) = &pb {
@@ -434,6 +462,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let option = |e: Error| fabricsim::workloads::job::rename_field(e, true);
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let workload = WorkloadSpec::Program(ProgramSpec {
@@ -497,6 +526,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Validate { json, only, dir, set } => {
+            check_outputs(&[("--json", &json)])?;
             let pb = progress_bar(0, "validating");
             let rows = fabricsim::validate::validate_with(dir.as_deref(), only.as_deref(), &set, |r| {
                 if let Some(pb) = &pb {
