@@ -62,7 +62,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1, conflicts_with = "sizes")]
         seeds: u32,
         /// Points run at once (independent runs; the results do not depend on it). Default:
-        /// every core.
+        /// every core; never more threads than points or cores.
         #[arg(long, default_value_t = 0)]
         jobs: usize,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
@@ -172,6 +172,14 @@ fn parse_sizes(sizes: &[String]) -> Result<Vec<fabricsim::Bytes>, Error> {
     sizes.iter().map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into())).collect()
 }
 
+/// Say so on standard error before a large network is built (see `fabricsim::memory::notice`).
+fn announce(s: &Scenario) -> Result<(), Error> {
+    if let Some(n) = fabricsim::memory::notice(&fabricsim::memory::footprint(s)?) {
+        eprintln!("fabricsim: {n}");
+    }
+    Ok(())
+}
+
 fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
     let mut s = match path {
         Some(p) => Scenario::from_file(p)?,
@@ -245,16 +253,42 @@ fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
     Some(pb)
 }
 
-/// A spinner for runs of unknown length (none when standard error is not a terminal).
-fn spinner() -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
+/// Progress of one run on standard error (see `fabricsim::progress`): a live line on a
+/// terminal; elsewhere a line now and then once the run has lasted a while.
+struct Watch {
+    started: std::time::Instant,
+    progress: fabricsim::progress::Progress,
+    line: Option<indicatif::ProgressBar>,
+}
+
+impl Watch {
+    /// A run ending at simulated time `horizon`, if known.
+    fn new(horizon: Option<fabricsim::Time>) -> Watch {
+        let line = std::io::stderr().is_terminal().then(|| {
+            let pb = indicatif::ProgressBar::new_spinner();
+            pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()));
+            pb
+        });
+        Watch { started: std::time::Instant::now(), progress: fabricsim::progress::Progress::new(horizon), line }
     }
-    let pb = indicatif::ProgressBar::new_spinner();
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    Some(pb)
+
+    fn tick(&mut self, t: fabricsim::Time) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        match &self.line {
+            Some(pb) => pb.set_message(self.progress.describe(t, elapsed)),
+            None => {
+                if let Some(l) = self.progress.line(t, elapsed) {
+                    eprintln!("fabricsim: {l}");
+                }
+            }
+        }
+    }
+
+    fn finish(self) {
+        if let Some(pb) = self.line {
+            pb.finish_and_clear();
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -286,25 +320,20 @@ fn run(cli: Cli) -> Result<(), Error> {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             check_outputs(&[("--json", &json), ("--series", &series)])?;
-            let horizon = (plan.limits.warmup + plan.limits.measure).ps();
-            // Open-loop runs know their horizon (a bar with an estimate of the time left); closed
-            // ones run until their work is done (a spinner with the simulated time).
-            let pb = if plan.closed { spinner() } else { progress_bar(100, "simulating") };
-            let progress = |t: fabricsim::Time| {
-                if let Some(pb) = &pb {
-                    if plan.closed {
-                        pb.set_message(format!("simulated {:.1} us", t.as_ns_f64() / 1e3));
-                        pb.tick();
-                    } else {
-                        pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
-                    }
-                }
-            };
+            announce(&s)?;
+            // Open-loop runs know their horizon (the share done and an estimate of the time
+            // left); closed ones run until their work is done (the simulated time).
+            let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
+            let mut watch = Watch::new(horizon);
+            let progress = |t: fabricsim::Time| watch.tick(t);
             let report = match &series {
                 None => plan.run_with_progress(progress)?,
                 Some(path) => {
                     let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
                     let (report, rows) = plan.run_with_series(every, progress)?;
+                    if let Some(t) = rows.truncated_at_ns {
+                        eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
+                    }
                     let text = if path.extension().is_some_and(|e| e == "json") {
                         serde_json::to_string_pretty(&rows).expect("series serialises")
                     } else {
@@ -314,9 +343,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                     report
                 }
             };
-            if let Some(pb) = pb {
-                pb.finish_and_clear();
-            }
+            watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
@@ -361,6 +388,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&s)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
             let pts = fabricsim::sweep_sizes(&s, &sizes, jobs, |_| {
                 if let Some(pb) = &pb {
@@ -394,6 +422,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let s = load(&scenario, &set)?;
             let loads = fabricsim::sweep::parse_loads(&loads)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&s)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
             let rep = fabricsim::sweep(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, |_| {
                 if let Some(pb) = &pb {
@@ -463,6 +492,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&base)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let workload = WorkloadSpec::Program(ProgramSpec {

@@ -32,6 +32,7 @@ pub mod memory;
 pub mod placement;
 pub mod plan;
 pub mod presets;
+pub mod progress;
 pub mod report;
 pub mod scenario;
 pub mod series;

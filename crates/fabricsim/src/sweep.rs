@@ -104,10 +104,19 @@ fn ci95(xs: &[f64]) -> f64 {
     t * (var / n as f64).sqrt()
 }
 
-/// Run `items` through `f` on `jobs` threads (0: every core), results in the items' order.
+/// Threads to run `items` points on when `jobs` are asked for (0: every core): never more than
+/// the points, nor than the cores (a thread per job would only add memory and switching).
+pub fn threads(jobs: usize, items: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let asked = if jobs == 0 { cores } else { jobs.min(cores) };
+    asked.min(items).max(1)
+}
+
+/// Run `items` through `f` on `jobs` threads (0: every core; see [`threads`]), results in the
+/// items' order.
 pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>, Error> {
     use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(jobs, items.len())).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
     Ok(pool.install(|| items.par_iter().map(&f).collect()))
 }
 
@@ -286,5 +295,15 @@ mod tests {
             assert!(p.latency_p50_ns <= p.latency_p90_ns && p.latency_p90_ns <= p.latency_p99_ns && p.latency_p99_ns <= p.latency_p999_ns);
             assert!(p.latency_p999_ns <= p.latency_max_ns);
         }
+    }
+
+    #[test]
+    fn threads_never_exceed_the_points_or_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(threads(100_000, 3), cores.min(3));
+        assert_eq!(threads(100_000, 1_000_000), cores);
+        assert_eq!(threads(0, 2), cores.min(2));
+        assert_eq!(threads(1, 50), 1);
+        assert_eq!(threads(0, 0), 1);
     }
 }

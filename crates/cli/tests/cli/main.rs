@@ -4,6 +4,7 @@ use std::process::Command;
 
 mod collective_all;
 mod input_checks;
+mod resources;
 
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");
