@@ -345,6 +345,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             };
             watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
+            if report.packets_delivered == 0 {
+                eprintln!(
+                    "warning: the run delivered nothing in {:.1} us simulated: check the load, the window (sim.duration) and the link bandwidth against the packet size",
+                    report.sim_time_ns / 1e3
+                );
+            }
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
             }

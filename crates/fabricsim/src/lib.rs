@@ -33,6 +33,7 @@ pub mod placement;
 pub mod plan;
 pub mod presets;
 pub mod progress;
+pub mod ranges;
 pub mod report;
 pub mod scenario;
 pub mod series;

@@ -60,3 +60,27 @@ fn output_paths_are_checked_before_anything_runs() {
     assert!(err.contains("--algorithm"), "failed after the check: {err}");
     assert!(!file.exists());
 }
+
+#[test]
+fn physical_values_outside_their_range_are_refused_and_an_empty_run_warns() {
+    for (key, value, shown) in [
+        ("topology.link_bandwidth", "1B/s", "1B/s"),
+        ("topology.link_bandwidth", "1000000TB/s", "GB/s"),
+        ("router.delay", "5ms", "5ms"),
+        ("packet.header", "1MiB", "1048576B"),
+    ] {
+        let started = std::time::Instant::now();
+        let (code, out, err) = fabricsim(&["run", "--set", &format!("{key}={value}")]);
+        assert_eq!(code, 2, "{key}={value}: {out}{err}");
+        assert!(err.starts_with(&format!("error: {key}: ")) && err.contains(shown) && err.contains("outside the range"), "{err}");
+        assert!(started.elapsed().as_secs_f64() < 1.0);
+    }
+    // In range, but too slow for the window: nothing arrives, and the run says so.
+    let (code, _, err) =
+        fabricsim(&["run", "--set", "topology.link_bandwidth=1MB/s", "--set", "sim.duration=100ns", "--set", "topology.shape=[4,4]"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: the run delivered nothing"), "{err}");
+    // A run that delivers says nothing of the kind.
+    let (_, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=2us"]);
+    assert!(!err.contains("delivered nothing"), "{err}");
+}
