@@ -232,6 +232,19 @@ pub(crate) struct Finished<'a, O> {
     pub counters: &'a dyn Fn() -> Vec<PortCounters>,
 }
 
+/// Why a program for `wanted` ranks cannot run as the job's `ranks` on `plan`'s network, and
+/// how it could.
+pub(crate) fn rank_mismatch(plan: &Plan, ranks: &Ranks, wanted: u32) -> String {
+    let (n, nodes) = (ranks.count(plan), plan.topology.nodes());
+    let placed = match &ranks.map {
+        Some(_) => "placed by its rank map".to_string(),
+        None => format!("{} per node on {nodes} nodes", ranks.per_node),
+    };
+    format!(
+        "is for {wanted} ranks, the job has {n} ({placed}): run it on a network of {wanted} nodes (topology.shape = [{wanted}], say), or place its ranks with ranks per node or a rank map"
+    )
+}
+
 /// Run `program` with `size` bytes per rank on `plan`'s network, ranks placed by `ranks`,
 /// beside `beside`'s traffic if any, watched by `obs`; `read` sees the finished run.
 #[allow(clippy::too_many_arguments)]
@@ -250,7 +263,7 @@ fn execute<O: Observer, T>(
     ranks.check(plan)?;
     let n = ranks.count(plan);
     if program.ranks() != n {
-        return Err(ConfigError::new("program", format!("is for {} ranks, the job has {n}", program.ranks())).into());
+        return Err(ConfigError::new("program", rank_mismatch(plan, ranks, program.ranks())).into());
     }
     let graph = plan.build_graph();
     let run = ProgramRun::new(program, size);

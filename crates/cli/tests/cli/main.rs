@@ -3,6 +3,7 @@
 use std::process::Command;
 
 mod collective_all;
+mod docs;
 mod input_checks;
 mod resources;
 
