@@ -373,6 +373,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
                 println!("packet efficiency          {:.4}", info.packet_efficiency);
                 println!("memory to simulate         {:.3} GB (estimate)", info.memory_estimate_bytes as f64 / 1e9);
+                if let Some(b) = info.uniform_random_bound {
+                    println!("uniform random bound       {b:.4} (accepted payload over injection, at most)");
+                }
                 if let Some(k) = info.link_kinds {
                     println!("links electrical           {}", k.links_electrical);
                     println!("links optical              {}", k.links_optical);
@@ -439,18 +442,21 @@ fn run(cli: Cli) -> Result<(), Error> {
                 pb.finish_and_clear();
             }
             let mut out = human(&[&csv, &json]);
+            // `expected` is the payload the offered load carries (the packet efficiency times
+            // the share of nodes that send): what `accepted` reaches below saturation.
             let _ = writeln!(
                 out,
-                "{:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
-                "offered", "accepted", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "state"
+                "{:>8} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
+                "offered", "expected", "accepted", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "state"
             );
             for p in &rep.points {
                 let state = if p.saturated { "SATURATED" } else { "ok" };
-                let ci = |x: f64, d: usize| if p.runs > 1 { format!(" +-{x:.d$}") } else { String::new() };
+                let ci = |x: Option<f64>, d: usize| x.map(|x| format!(" +-{x:.d$}")).unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{:>8.3} {:>10.4} {:>12.1} {:>10.1} {:>10.1} {:>10.1} {:>10}{}",
+                    "{:>8.3} {:>10.4} {:>10.4} {:>12.1} {:>10.1} {:>10.1} {:>10.1} {:>10}{}",
                     p.offered_load,
+                    p.expected_fraction,
                     p.accepted_fraction,
                     p.latency_mean_ns,
                     p.latency_p50_ns,
@@ -464,9 +470,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                     }
                 );
             }
+            // Beside the verdict, what uniform random traffic could reach on this network at most.
+            let bound = match s.workload.type_name().as_str() {
+                "uniform_random" => format!(" (uniform random bound of the network {:.4})", Plan::new(&s)?.uniform_random_bound()),
+                _ => String::new(),
+            };
             let _ = match rep.saturation_load {
-                Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),
-                None => writeln!(out, "saturation: not reached; peak accepted {:.4}", rep.saturation_throughput),
+                Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}{bound}", rep.saturation_throughput),
+                None => writeln!(out, "saturation: not reached; peak accepted {:.4}{bound}", rep.saturation_throughput),
             };
             if let Some(p) = csv {
                 write_out(&p, &rep.to_csv())?;
@@ -510,7 +521,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                         ..Default::default()
                     });
                     let point = Plan::new(&fabricsim::collective::point_scenario(&base, workload)).map_err(option)?;
-                    vec![fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?]
+                    let mut p = fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?;
+                    p.provenance = Some(fabricsim::report::Provenance::of(&point.scenario));
+                    vec![p]
                 }
                 (None, Some(op)) => {
                     let c = fabricsim::collective::parse_op(op)?;

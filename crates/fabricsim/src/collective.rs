@@ -52,6 +52,10 @@ pub struct CollectivePoint {
     /// The switch-barrier tree of the run's group 0 and what its packets did (Dawning).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_barrier: Option<SwitchBarrierUse>,
+    /// The point's resolved scenario and this build (points of `fabricsim collective`; a run
+    /// report has its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::report::Provenance>,
 }
 
 /// A group's Dawning switch-barrier tree, and the barrier packets of the run (see
@@ -372,6 +376,7 @@ fn point<W: Workload, O: Observer>(
             resent: c.resent,
             urges: c.urges,
         }),
+        provenance: None,
     })
 }
 
@@ -424,7 +429,8 @@ pub fn compare(
     let mut out = Vec::new();
     for p in what.points {
         let plan = Plan::new(&scenario(p))?;
-        let p = run_job(&plan, what.ports, &mut progress)?;
+        let mut p = run_job(&plan, what.ports, &mut progress)?;
+        p.provenance = Some(crate::report::Provenance::of(&plan.scenario));
         done(&p);
         out.push(p);
     }

@@ -26,6 +26,7 @@
 
 pub mod applicable;
 pub mod background;
+mod bare_words;
 pub mod collective;
 pub mod info;
 pub mod memory;
@@ -39,6 +40,7 @@ pub mod scenario;
 pub mod series;
 pub mod sweep;
 mod tagged;
+pub mod type_keys;
 pub mod validate;
 pub mod virtual_torus;
 pub mod workloads;

@@ -777,9 +777,11 @@ impl Scenario {
     /// fields edited directly on the struct are not part of that and are reset.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
         let mut root = toml::Value::Table(self.explicit.clone());
-        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
-            .ok()
-            .and_then(|mut t| t.remove("v"))
+        let toml_value = |v: &str| toml::from_str::<toml::Table>(&format!("v = {v}")).ok().and_then(|mut t| t.remove("v"));
+        // Bare words inside an array are strings too (`[X,Y,Z]` as `["X","Y","Z"]`), as a bare
+        // word on its own is.
+        let parsed = toml_value(value)
+            .or_else(|| value.trim().starts_with('[').then(|| toml_value(&crate::bare_words::quote_bare_words(value))).flatten())
             .unwrap_or_else(|| toml::Value::String(value.to_string()));
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|p| p.is_empty()) {
@@ -818,6 +820,10 @@ impl Scenario {
         s.push_str("\n# Keys with no fixed default (unset above); each with an example value:\n");
         for (key, example, meaning) in OPTIONAL_KEYS {
             s.push_str(&format!("# {key} = {example}    # {meaning}\n"));
+        }
+        s.push_str("\n# Keys of the other routing and workload types; each with its default or an example:\n");
+        for (with, key, example, meaning) in crate::type_keys::TYPE_KEYS {
+            s.push_str(&format!("# {key} = {example}    # (with {}) {meaning}\n", with.replace(';', ", ")));
         }
         s
     }

@@ -4,6 +4,7 @@ use std::process::Command;
 
 mod collective_all;
 mod docs;
+mod friction;
 mod input_checks;
 mod resources;
 
