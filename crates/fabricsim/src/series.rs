@@ -49,6 +49,9 @@ pub const BYTES_PER_PORT_INTERVAL: u64 = 320;
 /// the machine has) divided by what an interval takes. A run whose end is known (open-loop:
 /// warm-up, window and the longest drain) that needs more is refused, naming the estimate.
 pub fn series_memory(plan: &Plan, ports: u64, interval: Time) -> Result<usize, Error> {
+    if interval.ps() == 0 {
+        return Err(ConfigError::new("--interval", "0ns: an interval must be positive").into());
+    }
     let net = crate::memory::footprint(&plan.scenario)?.bytes;
     let (have, why) = crate::memory::limit(plan.scenario.sim.max_memory);
     let per_interval = ports.max(1) * BYTES_PER_PORT_INTERVAL;
@@ -89,8 +92,8 @@ impl Plan {
     /// Run once and sample every router output's utilisation each `interval`.
     pub fn run_with_series(&self, interval: Time, progress: impl FnMut(Time)) -> Result<(RunReport, SeriesReport), Error> {
         let ports = self.build_graph().total_ports() as usize;
-        let cap = series_memory(self, ports as u64, interval)?;
-        let series = PortSeries::new(ports, interval).map_err(|m| ConfigError::new("--interval", m))?.with_max_intervals(cap);
+        let series = PortSeries::new(ports, interval).map_err(|m| ConfigError::new("--interval", m))?;
+        let series = series.with_max_intervals(series_memory(self, ports as u64, interval)?);
         let (report, (rows, truncated)) = self.run_observed(series, progress, |series, g| {
             let truncated = series.truncated().then(|| (series.intervals() as u64 * interval.ps()) as f64 / 1e3);
             let rows = series
