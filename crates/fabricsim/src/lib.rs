@@ -31,6 +31,7 @@ pub mod collective;
 pub mod info;
 pub mod memory;
 pub mod placement;
+pub mod partition;
 pub mod plan;
 pub mod presets;
 pub mod progress;

@@ -5,6 +5,7 @@ use std::process::Command;
 mod collective_all;
 mod docs;
 mod friction;
+mod partition;
 mod input_checks;
 mod resources;
 
