@@ -5,9 +5,12 @@
 use clap::{Parser, Subcommand};
 use fabricsim::workloads::{CollectiveSpec, ProgramSpec, WorkloadSpec};
 use fabricsim::{Error, Plan, Scenario};
-use std::io::{IsTerminal, Write};
+use progress::{progress_bar, Watch};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod progress;
 
 #[derive(Parser)]
 #[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
@@ -138,6 +141,13 @@ enum Cmd {
         /// `--set sim.tie_order=shuffle`); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Also check that the validation table of every machine page in DIR (e.g.
+        /// docs/machines) is what this run printed for its system (exit 1 naming stale pages).
+        #[arg(long, value_name = "DIR", conflicts_with = "update_docs")]
+        docs: Option<PathBuf>,
+        /// Rewrite the validation table of every machine page in DIR from this run.
+        #[arg(long, value_name = "DIR")]
+        update_docs: Option<PathBuf>,
     },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
@@ -238,57 +248,6 @@ fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new(len);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {elapsed}, about {eta} left")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb.set_message(what.to_string());
-    Some(pb)
-}
-
-/// Progress of one run on standard error (see `fabricsim::progress`): a live line on a
-/// terminal; elsewhere a line now and then once the run has lasted a while.
-struct Watch {
-    started: std::time::Instant,
-    progress: fabricsim::progress::Progress,
-    line: Option<indicatif::ProgressBar>,
-}
-
-impl Watch {
-    /// A run ending at simulated time `horizon`, if known.
-    fn new(horizon: Option<fabricsim::Time>) -> Watch {
-        let line = std::io::stderr().is_terminal().then(|| {
-            let pb = indicatif::ProgressBar::new_spinner();
-            pb.set_style(indicatif::ProgressStyle::with_template("{spinner} {msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()));
-            pb
-        });
-        Watch { started: std::time::Instant::now(), progress: fabricsim::progress::Progress::new(horizon), line }
-    }
-
-    fn tick(&mut self, t: fabricsim::Time) {
-        let elapsed = self.started.elapsed().as_secs_f64();
-        match &self.line {
-            Some(pb) => pb.set_message(self.progress.describe(t, elapsed)),
-            None => {
-                if let Some(l) = self.progress.line(t, elapsed) {
-                    eprintln!("fabricsim: {l}");
-                }
-            }
-        }
-    }
-
-    fn finish(self) {
-        if let Some(pb) = self.line {
-            pb.finish_and_clear();
-        }
-    }
 }
 
 fn main() -> ExitCode {
@@ -574,7 +533,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("points serialise"))?;
             }
         }
-        Cmd::Validate { json, only, dir, set } => {
+        Cmd::Validate { json, only, dir, set, docs, update_docs } => {
             check_outputs(&[("--json", &json)])?;
             let pb = progress_bar(0, "validating");
             let rows = fabricsim::validate::validate_with(dir.as_deref(), only.as_deref(), &set, |r| {
@@ -589,6 +548,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             let _ = write!(human(&[&json]), "{}", fabricsim::validate::table(&rows));
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&rows).expect("rows serialise"))?;
+            }
+            if let Some(d) = update_docs {
+                for p in fabricsim::machine_docs::update(&d, &rows)? {
+                    eprintln!("updated {}", p.display());
+                }
+            }
+            if let Some(d) = docs {
+                fabricsim::machine_docs::check(&d, &rows)?;
             }
             if rows.iter().any(|r| r.status == "FAIL") {
                 return Err(Error::Failed(format!("{} validation rows failed", rows.iter().filter(|r| r.status == "FAIL").count())));

@@ -5,8 +5,9 @@ use std::process::Command;
 mod collective_all;
 mod docs;
 mod friction;
-mod partition;
 mod input_checks;
+mod machine_pages;
+mod partition;
 mod resources;
 
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
