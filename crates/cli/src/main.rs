@@ -502,15 +502,18 @@ fn run(cli: Cli) -> Result<(), Error> {
                     }
                     let pb = progress_bar(selection.points.len() as u64, c.name());
                     let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports };
+                    // Off a terminal, a long comparison says now and then how far it got.
+                    let mut lines = Watch::lines_only(None);
+                    let (finished, total) = (std::cell::Cell::new(0), selection.points.len());
                     let pts = fabricsim::collective::compare(
                         &base,
                         &what,
-                        |t| {
-                            if let Some(pb) = &pb {
-                                pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3));
-                            }
+                        |t| match &pb {
+                            Some(pb) => pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3)),
+                            None => lines.tick_at(&format!("{} point {} of {total}: ", c.name(), finished.get() + 1), t),
                         },
                         |p| {
+                            finished.set(finished.get() + 1);
                             if let Some(pb) = &pb {
                                 pb.set_message(format!("{}: {} {} B done", c.name(), p.algorithm, p.bytes));
                                 pb.inc(1);

@@ -36,6 +36,21 @@ impl Watch {
         Watch { started: std::time::Instant::now(), progress: fabricsim::progress::Progress::new(horizon), line }
     }
 
+    /// Lines now and then on standard error only, never a live line (beside a bar of its own).
+    pub fn lines_only(horizon: Option<fabricsim::Time>) -> Watch {
+        Watch { started: std::time::Instant::now(), progress: fabricsim::progress::Progress::new(horizon), line: None }
+    }
+
+    /// [`Watch::tick`] with `what` before the line (`point 2 of 8: `).
+    pub fn tick_at(&mut self, what: &str, t: fabricsim::Time) {
+        let elapsed = self.started.elapsed().as_secs_f64();
+        if self.line.is_none() {
+            if let Some(l) = self.progress.line(t, elapsed) {
+                eprintln!("fabricsim: {what}{l}");
+            }
+        }
+    }
+
     pub fn tick(&mut self, t: fabricsim::Time) {
         let elapsed = self.started.elapsed().as_secs_f64();
         match &self.line {
