@@ -5,9 +5,12 @@
 use clap::{Parser, Subcommand};
 use fabricsim::workloads::{CollectiveSpec, ProgramSpec, WorkloadSpec};
 use fabricsim::{Error, Plan, Scenario};
-use std::io::{IsTerminal, Write};
+use progress::{progress_bar, Watch};
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+
+mod progress;
 
 #[derive(Parser)]
 #[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
@@ -62,7 +65,7 @@ enum Cmd {
         #[arg(long, default_value_t = 1, conflicts_with = "sizes")]
         seeds: u32,
         /// Points run at once (independent runs; the results do not depend on it). Default:
-        /// every core.
+        /// every core; never more threads than points or cores.
         #[arg(long, default_value_t = 0)]
         jobs: usize,
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
@@ -81,8 +84,10 @@ enum Cmd {
         /// all_to_all.
         #[arg(long, required_unless_present = "program", conflicts_with = "program")]
         op: Option<String>,
-        /// Comma-separated algorithms, or `all` (the default): every one that applies (with
-        /// `hardware` where the network has it for the collective at any size).
+        /// Comma-separated algorithms, or `all` (the default): every one that applies to the
+        /// network, its ranks and each size (`hardware` where the network's in-network hardware
+        /// does the collective at that size); each one skipped is named on standard error with
+        /// why. A named algorithm that does not apply is refused before anything runs.
         #[arg(long, value_delimiter = ',')]
         algorithm: Vec<String>,
         /// Comma-separated buffer sizes per rank, e.g. 8B,1KiB,1MiB.
@@ -136,6 +141,13 @@ enum Cmd {
         /// `--set sim.tie_order=shuffle`); repeatable.
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Also check that the validation table of every machine page in DIR (e.g.
+        /// docs/machines) is what this run printed for its system (exit 1 naming stale pages).
+        #[arg(long, value_name = "DIR", conflicts_with = "update_docs")]
+        docs: Option<PathBuf>,
+        /// Rewrite the validation table of every machine page in DIR from this run.
+        #[arg(long, value_name = "DIR")]
+        update_docs: Option<PathBuf>,
     },
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
@@ -168,6 +180,14 @@ struct DataOut {
 /// Parse `--sizes`.
 fn parse_sizes(sizes: &[String]) -> Result<Vec<fabricsim::Bytes>, Error> {
     sizes.iter().map(|x| fabricsim::Bytes::parse(x).map_err(|m| fabricsim::ConfigError::new("--sizes", m).into())).collect()
+}
+
+/// Say so on standard error before a large network is built (see `fabricsim::memory::notice`).
+fn announce(s: &Scenario) -> Result<(), Error> {
+    if let Some(n) = fabricsim::memory::notice(&fabricsim::memory::footprint(s)?) {
+        eprintln!("fabricsim: {n}");
+    }
+    Ok(())
 }
 
 fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
@@ -205,29 +225,29 @@ fn write_out(path: &PathBuf, text: &str) -> Result<(), Error> {
     }
 }
 
-fn progress_bar(len: u64, what: &str) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
+/// Refuse, before anything runs, an output file that could not be written: each `(option,
+/// path)` ("-" is standard output) must name a file that exists and can be written, or one that
+/// can be created (the test file is removed again). A run is not lost to a typo in a path.
+fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
+    for (option, path) in outputs {
+        let Some(path) = path else { continue };
+        if path.as_os_str() == "-" {
+            continue;
+        }
+        let bad = |why: String| Err(fabricsim::ConfigError::new(*option, format!("'{}' cannot be written: {why}", path.display())).into());
+        if path.is_dir() {
+            return bad("it is a folder".into());
+        }
+        let tried = if path.exists() {
+            std::fs::OpenOptions::new().append(true).open(path).map(drop)
+        } else {
+            std::fs::OpenOptions::new().write(true).create_new(true).open(path).map(drop).and_then(|_| std::fs::remove_file(path))
+        };
+        if let Err(e) = tried {
+            return bad(e.to_string());
+        }
     }
-    let pb = indicatif::ProgressBar::new(len);
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} {elapsed}, about {eta} left")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    pb.set_message(what.to_string());
-    Some(pb)
-}
-
-/// A spinner for runs of unknown length (none when standard error is not a terminal).
-fn spinner() -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() {
-        return None;
-    }
-    let pb = indicatif::ProgressBar::new_spinner();
-    pb.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} {elapsed}").unwrap_or_else(|_| indicatif::ProgressStyle::default_spinner()),
-    );
-    Some(pb)
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -258,25 +278,21 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Run { scenario, set, json, series, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
-            let horizon = (plan.limits.warmup + plan.limits.measure).ps();
-            // Open-loop runs know their horizon (a bar with an estimate of the time left); closed
-            // ones run until their work is done (a spinner with the simulated time).
-            let pb = if plan.closed { spinner() } else { progress_bar(100, "simulating") };
-            let progress = |t: fabricsim::Time| {
-                if let Some(pb) = &pb {
-                    if plan.closed {
-                        pb.set_message(format!("simulated {:.1} us", t.as_ns_f64() / 1e3));
-                        pb.tick();
-                    } else {
-                        pb.set_position((t.ps() as f64 / horizon as f64 * 100.0).min(100.0) as u64);
-                    }
-                }
-            };
+            check_outputs(&[("--json", &json), ("--series", &series)])?;
+            announce(&s)?;
+            // Open-loop runs know their horizon (the share done and an estimate of the time
+            // left); closed ones run until their work is done (the simulated time).
+            let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
+            let mut watch = Watch::new(horizon);
+            let progress = |t: fabricsim::Time| watch.tick(t);
             let report = match &series {
                 None => plan.run_with_progress(progress)?,
                 Some(path) => {
                     let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
                     let (report, rows) = plan.run_with_series(every, progress)?;
+                    if let Some(t) = rows.truncated_at_ns {
+                        eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
+                    }
                     let text = if path.extension().is_some_and(|e| e == "json") {
                         serde_json::to_string_pretty(&rows).expect("series serialises")
                     } else {
@@ -286,10 +302,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                     report
                 }
             };
-            if let Some(pb) = pb {
-                pb.finish_and_clear();
-            }
+            watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
+            if report.packets_delivered == 0 {
+                eprintln!(
+                    "warning: the run delivered nothing in {:.1} us simulated: check the load, the window (sim.duration) and the link bandwidth against the packet size",
+                    report.sim_time_ns / 1e3
+                );
+            }
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
             }
@@ -312,6 +332,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
                 println!("packet efficiency          {:.4}", info.packet_efficiency);
                 println!("memory to simulate         {:.3} GB (estimate)", info.memory_estimate_bytes as f64 / 1e9);
+                if let Some(b) = info.uniform_random_bound {
+                    println!("uniform random bound       {b:.4} (accepted payload over injection, at most)");
+                }
                 if let Some(k) = info.link_kinds {
                     println!("links electrical           {}", k.links_electrical);
                     println!("links optical              {}", k.links_optical);
@@ -332,6 +355,8 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&s)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
             let pts = fabricsim::sweep_sizes(&s, &sizes, jobs, |_| {
                 if let Some(pb) = &pb {
@@ -364,6 +389,8 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, .. } => {
             let s = load(&scenario, &set)?;
             let loads = fabricsim::sweep::parse_loads(&loads)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&s)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
             let rep = fabricsim::sweep(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, |_| {
                 if let Some(pb) = &pb {
@@ -374,18 +401,21 @@ fn run(cli: Cli) -> Result<(), Error> {
                 pb.finish_and_clear();
             }
             let mut out = human(&[&csv, &json]);
+            // `expected` is the payload the offered load carries (the packet efficiency times
+            // the share of nodes that send): what `accepted` reaches below saturation.
             let _ = writeln!(
                 out,
-                "{:>8} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
-                "offered", "accepted", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "state"
+                "{:>8} {:>10} {:>10} {:>12} {:>10} {:>10} {:>10} {:>10}",
+                "offered", "expected", "accepted", "mean ns", "p50 ns", "p99 ns", "p99.9 ns", "state"
             );
             for p in &rep.points {
                 let state = if p.saturated { "SATURATED" } else { "ok" };
-                let ci = |x: f64, d: usize| if p.runs > 1 { format!(" +-{x:.d$}") } else { String::new() };
+                let ci = |x: Option<f64>, d: usize| x.map(|x| format!(" +-{x:.d$}")).unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "{:>8.3} {:>10.4} {:>12.1} {:>10.1} {:>10.1} {:>10.1} {:>10}{}",
+                    "{:>8.3} {:>10.4} {:>10.4} {:>12.1} {:>10.1} {:>10.1} {:>10.1} {:>10}{}",
                     p.offered_load,
+                    p.expected_fraction,
                     p.accepted_fraction,
                     p.latency_mean_ns,
                     p.latency_p50_ns,
@@ -399,9 +429,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                     }
                 );
             }
+            // Beside the verdict, what uniform random traffic could reach on this network at most.
+            let bound = match s.workload.type_name().as_str() {
+                "uniform_random" => format!(" (uniform random bound of the network {:.4})", Plan::new(&s)?.uniform_random_bound()),
+                _ => String::new(),
+            };
             let _ = match rep.saturation_load {
-                Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}", rep.saturation_throughput),
-                None => writeln!(out, "saturation: not reached; peak accepted {:.4}", rep.saturation_throughput),
+                Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}{bound}", rep.saturation_throughput),
+                None => writeln!(out, "saturation: not reached; peak accepted {:.4}{bound}", rep.saturation_throughput),
             };
             if let Some(p) = csv {
                 write_out(&p, &rep.to_csv())?;
@@ -428,10 +463,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             // One scenario per point, run as `fabricsim run` runs it; errors name the options
             // that set its workload's keys.
             let base = load(&scenario, &set)?;
-            let plan = Plan::new(&base)?;
+            Plan::new(&base)?;
             let option = |e: Error| fabricsim::workloads::job::rename_field(e, true);
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
+            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            announce(&base)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
                     let workload = WorkloadSpec::Program(ProgramSpec {
@@ -443,12 +480,12 @@ fn run(cli: Cli) -> Result<(), Error> {
                         ..Default::default()
                     });
                     let point = Plan::new(&fabricsim::collective::point_scenario(&base, workload)).map_err(option)?;
-                    vec![fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?]
+                    let mut p = fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?;
+                    p.provenance = Some(fabricsim::report::Provenance::of(&point.scenario));
+                    vec![p]
                 }
                 (None, Some(op)) => {
                     let c = fabricsim::collective::parse_op(op)?;
-                    let algorithms = fabricsim::collective::parse_algorithms(&plan, c, &algorithm)?;
-                    let pb = progress_bar((sizes.len() * algorithms.len()) as u64, c.name());
                     let workload = CollectiveSpec {
                         op: Some(c),
                         ranks_per_node,
@@ -458,16 +495,25 @@ fn run(cli: Cli) -> Result<(), Error> {
                         background: back,
                         ..Default::default()
                     };
-                    let what = fabricsim::collective::Comparison { workload, algorithms: &algorithms, sizes: &sizes, ports };
+                    // What applies is known before anything runs: say what is left out, and why.
+                    let selection = fabricsim::collective::select(&base, &workload, &algorithm, &sizes)?;
+                    for s in &selection.skipped {
+                        eprintln!("{s}");
+                    }
+                    let pb = progress_bar(selection.points.len() as u64, c.name());
+                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports };
+                    // Off a terminal, a long comparison says now and then how far it got.
+                    let mut lines = Watch::lines_only(None);
+                    let (finished, total) = (std::cell::Cell::new(0), selection.points.len());
                     let pts = fabricsim::collective::compare(
                         &base,
                         &what,
-                        |t| {
-                            if let Some(pb) = &pb {
-                                pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3));
-                            }
+                        |t| match &pb {
+                            Some(pb) => pb.set_message(format!("{}: simulated {:.1} us", c.name(), t.as_ns_f64() / 1e3)),
+                            None => lines.tick_at(&format!("{} point {} of {total}: ", c.name(), finished.get() + 1), t),
                         },
                         |p| {
+                            finished.set(finished.get() + 1);
                             if let Some(pb) = &pb {
                                 pb.set_message(format!("{}: {} {} B done", c.name(), p.algorithm, p.bytes));
                                 pb.inc(1);
@@ -490,7 +536,8 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("points serialise"))?;
             }
         }
-        Cmd::Validate { json, only, dir, set } => {
+        Cmd::Validate { json, only, dir, set, docs, update_docs } => {
+            check_outputs(&[("--json", &json)])?;
             let pb = progress_bar(0, "validating");
             let rows = fabricsim::validate::validate_with(dir.as_deref(), only.as_deref(), &set, |r| {
                 if let Some(pb) = &pb {
@@ -504,6 +551,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             let _ = write!(human(&[&json]), "{}", fabricsim::validate::table(&rows));
             if let Some(p) = json {
                 write_out(&p, &serde_json::to_string_pretty(&rows).expect("rows serialise"))?;
+            }
+            if let Some(d) = update_docs {
+                for p in fabricsim::machine_docs::update(&d, &rows)? {
+                    eprintln!("updated {}", p.display());
+                }
+            }
+            if let Some(d) = docs {
+                fabricsim::machine_docs::check(&d, &rows)?;
             }
             if rows.iter().any(|r| r.status == "FAIL") {
                 return Err(Error::Failed(format!("{} validation rows failed", rows.iter().filter(|r| r.status == "FAIL").count())));

@@ -2,6 +2,7 @@
 //! sizes (`fabricsim collective`), run a scenario's `collective` or `program` workload
 //! ([`run_job`]).
 
+pub use crate::applicable::{Selection, Skip};
 use crate::placement::Ranks;
 use crate::report::port_reports;
 use crate::workloads::job::{rename_field, Work};
@@ -9,7 +10,7 @@ use crate::workloads::{BuildContext, CollectiveSpec, WorkloadSpec};
 use crate::{Error, Plan, Scenario};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{Outcome, RunLimits, Simulation, Workload};
-use fabricsim_program::algorithms::{build, hardware_names, names, Boxed};
+use fabricsim_program::algorithms::{build, Boxed};
 use fabricsim_program::{Collective, ProgramRun};
 use fabricsim_stats::{Observer, PortCounters, PortReport};
 use fabricsim_topology::PortGraph;
@@ -51,6 +52,10 @@ pub struct CollectivePoint {
     /// The switch-barrier tree of the run's group 0 and what its packets did (Dawning).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_barrier: Option<SwitchBarrierUse>,
+    /// The point's resolved scenario and this build (points of `fabricsim collective`; a run
+    /// report has its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::report::Provenance>,
 }
 
 /// A group's Dawning switch-barrier tree, and the barrier packets of the run (see
@@ -110,33 +115,6 @@ pub fn parse_op(s: &str) -> Result<Collective, Error> {
         let all: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
         ConfigError::new("--op", format!("'{s}' is not a collective (known: {})", all.join(", "))).into()
     })
-}
-
-/// The algorithms `--algorithm` names for `c` (`all`: every one, with `hardware` where `plan`'s
-/// network has in-network hardware for `c` at any size: a barrier on Tofu's gates or Dawning's
-/// switches, a broadcast or an allgather (all-to-all multicast) on Dawning's switch multicast,
-/// any class route collective on Blue Gene/Q's).
-pub fn parse_algorithms(plan: &Plan, c: Collective, list: &[String]) -> Result<Vec<String>, Error> {
-    if list.is_empty() || list.iter().any(|a| a == "all") {
-        let p = &plan.params;
-        let hardware = match c {
-            Collective::Barrier => p.gates.is_some() || p.class_routes.is_some() || p.switch_barrier.is_some(),
-            Collective::Allreduce => p.class_routes.is_some(),
-            Collective::Broadcast | Collective::Allgather => p.multicast.is_some(),
-            _ => false,
-        };
-        let all = names(c).iter().chain(hardware.then_some(&"hardware"));
-        return Ok(all.map(|s| s.to_string()).collect());
-    }
-    let known: Vec<&str> = names(c).iter().chain(hardware_names(c)).copied().collect();
-    for a in list {
-        if !known.contains(&a.as_str()) {
-            return Err(
-                ConfigError::new("--algorithm", format!("'{a}' is not an algorithm of {} (known: {}, all)", c.name(), known.join(", "))).into()
-            );
-        }
-    }
-    Ok(list.to_vec())
 }
 
 /// Run `algorithm` for `c` with `size` bytes per rank on `plan`'s network, ranks placed by
@@ -258,6 +236,19 @@ pub(crate) struct Finished<'a, O> {
     pub counters: &'a dyn Fn() -> Vec<PortCounters>,
 }
 
+/// Why a program for `wanted` ranks cannot run as the job's `ranks` on `plan`'s network, and
+/// how it could.
+pub(crate) fn rank_mismatch(plan: &Plan, ranks: &Ranks, wanted: u32) -> String {
+    let (n, nodes) = (ranks.count(plan), plan.topology.nodes());
+    let placed = match &ranks.map {
+        Some(_) => "placed by its rank map".to_string(),
+        None => format!("{} per node on {nodes} nodes", ranks.per_node),
+    };
+    format!(
+        "is for {wanted} ranks, the job has {n} ({placed}): run it on a network of {wanted} nodes (topology.shape = [{wanted}], say), or place its ranks with ranks per node or a rank map"
+    )
+}
+
 /// Run `program` with `size` bytes per rank on `plan`'s network, ranks placed by `ranks`,
 /// beside `beside`'s traffic if any, watched by `obs`; `read` sees the finished run.
 #[allow(clippy::too_many_arguments)]
@@ -276,7 +267,7 @@ fn execute<O: Observer, T>(
     ranks.check(plan)?;
     let n = ranks.count(plan);
     if program.ranks() != n {
-        return Err(ConfigError::new("program", format!("is for {} ranks, the job has {n}", program.ranks())).into());
+        return Err(ConfigError::new("program", rank_mismatch(plan, ranks, program.ranks())).into());
     }
     let graph = plan.build_graph();
     let run = ProgramRun::new(program, size);
@@ -385,42 +376,63 @@ fn point<W: Workload, O: Observer>(
             resent: c.resent,
             urges: c.urges,
         }),
+        provenance: None,
     })
 }
 
-/// What to compare: a collective workload (its operation, ranks and background) by several
-/// algorithms at several sizes, and whether to keep per-port counters.
+/// What to compare: a collective workload (its operation, ranks and background) at several
+/// points (size and algorithm, see [`select`]), and whether to keep per-port counters.
 #[derive(Debug, Clone)]
 pub struct Comparison<'a> {
     /// The workload of every point, but for its `algorithm` and `size`.
     pub workload: CollectiveSpec,
-    pub algorithms: &'a [String],
-    pub sizes: &'a [Bytes],
+    /// (size, algorithm) in run order.
+    pub points: &'a [(Bytes, String)],
     pub ports: bool,
 }
 
-/// Every algorithm at every size, sizes outermost: each point a scenario of its own (`base`
-/// with the point's workload, see [`point_scenario`]) run by [`run_job`], as `fabricsim run`
-/// runs it. `progress` hears the simulated time now and then during a run, `done` is called
-/// after each run.
+/// The points `algorithms` (`--algorithm`: names, or empty or `all` for every one that
+/// applies) name for `workload`'s operation at `sizes` on `base`'s network, sizes outermost,
+/// and the algorithms left out with why: decided before anything runs (see
+/// [`crate::applicable`]). Errors name the command's options.
+pub fn select(base: &Scenario, workload: &CollectiveSpec, algorithms: &[String], sizes: &[Bytes]) -> Result<Selection, Error> {
+    let op = workload.op.ok_or_else(|| ConfigError::new("--op", "is required"))?;
+    let size = *sizes.first().ok_or_else(|| ConfigError::new("--sizes", "names no size"))?;
+    if let Some(z) = sizes.iter().find(|s| s.get() == 0) {
+        return Err(ConfigError::new("--sizes", format!("{z}: a collective moves at least one byte per rank")).into());
+    }
+    let plan = crate::applicable::probe_plan(base, workload, size).map_err(|e| rename_field(e, true))?;
+    crate::applicable::select(&plan, op, algorithms, sizes, "--algorithm")
+}
+
+/// Every point of `what`, in order: each a scenario of its own (`base` with the point's
+/// workload, see [`point_scenario`]) run by [`run_job`], as `fabricsim run` runs it. Every
+/// point's scenario is checked before the first runs. `progress` hears the simulated time now
+/// and then during a run, `done` is called after each run.
 pub fn compare(
     base: &Scenario,
     what: &Comparison,
     mut progress: impl FnMut(Time),
     mut done: impl FnMut(&CollectivePoint),
 ) -> Result<Vec<CollectivePoint>, Error> {
-    if let Some(z) = what.sizes.iter().find(|s| s.get() == 0) {
+    if let Some((z, _)) = what.points.iter().find(|(s, _)| s.get() == 0) {
         return Err(ConfigError::new("workload.size", format!("{}B: a collective moves at least one byte per rank", z.get())).into());
     }
+    let scenario = |(size, a): &(Bytes, String)| {
+        let workload = CollectiveSpec { algorithm: Some(a.clone()), size: *size, ..what.workload.clone() };
+        point_scenario(base, WorkloadSpec::Collective(workload))
+    };
+    // Checked first, so a point that cannot run stops the comparison before any has run.
+    for p in what.points {
+        Plan::new(&scenario(p))?;
+    }
     let mut out = Vec::new();
-    for size in what.sizes {
-        for a in what.algorithms {
-            let workload = CollectiveSpec { algorithm: Some(a.clone()), size: *size, ..what.workload.clone() };
-            let plan = Plan::new(&point_scenario(base, WorkloadSpec::Collective(workload)))?;
-            let p = run_job(&plan, what.ports, &mut progress)?;
-            done(&p);
-            out.push(p);
-        }
+    for p in what.points {
+        let plan = Plan::new(&scenario(p))?;
+        let mut p = run_job(&plan, what.ports, &mut progress)?;
+        p.provenance = Some(crate::report::Provenance::of(&plan.scenario));
+        done(&p);
+        out.push(p);
     }
     Ok(out)
 }

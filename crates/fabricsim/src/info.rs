@@ -22,6 +22,9 @@ pub struct InfoReport {
     pub link_latencies: Vec<LinkLatency>,
     /// Estimated memory to simulate the scenario, bytes.
     pub memory_estimate_bytes: u64,
+    /// The highest accepted throughput uniform random traffic can reach, as payload over the
+    /// injection bandwidth (see [`Plan::uniform_random_bound`]); `None` when not built.
+    pub uniform_random_bound: Option<f64>,
     /// The network's in-network collective hardware, in words (`None`: none).
     pub collective_hardware: Option<String>,
     /// Why the scenario was not built (too large for the memory limit): the figures above are
@@ -62,6 +65,7 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
                 link_kinds: None,
                 link_latencies: Vec::new(),
                 memory_estimate_bytes: crate::memory::footprint(s)?.bytes,
+                uniform_random_bound: None,
                 collective_hardware: None,
                 not_built: Some(refusal.to_string()),
             })
@@ -70,6 +74,19 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
 }
 
 impl Plan {
+    /// The theoretical bound of uniform random traffic on this network, as accepted payload
+    /// over injection bandwidth (what a sweep's `accepted` column can reach at most): uniform
+    /// random traffic loads every pair alike on average, as an all-to-all does, so its bound is
+    /// the all-to-all peak (injection, the busiest axis's channels, the narrowest cut; see
+    /// `fabricsim_topology::analysis::all_to_all_peak`) per node over the injection
+    /// bandwidth, at most 1, times the packet format's efficiency.
+    pub fn uniform_random_bound(&self) -> f64 {
+        let n = self.topology.nodes() as f64;
+        let (inj, link) = (self.node_injection_bandwidth(), self.params.link_bandwidth.bytes_per_sec() as f64);
+        let peak = analysis::all_to_all_peak(&self.topology, inj, link);
+        (peak / (n * inj)).min(1.0) * self.params.format.efficiency()
+    }
+
     /// The network's in-network collective hardware, in words (`fabricsim info`).
     pub fn collective_hardware(&self) -> Option<String> {
         if let Some(g) = &self.params.gates {
@@ -105,6 +122,7 @@ impl Plan {
             link_kinds,
             link_latencies: self.link_latencies(&g).into_iter().map(|(latency_ns, ports)| LinkLatency { latency_ns, links: ports / 2 }).collect(),
             memory_estimate_bytes: crate::memory::footprint(&self.scenario).map(|f| f.bytes).unwrap_or(0),
+            uniform_random_bound: Some(self.uniform_random_bound()),
             collective_hardware: self.collective_hardware(),
             not_built: None,
         }

@@ -28,18 +28,25 @@
 // remove this line once `cargo check` shows none for this crate.
 #![allow(missing_docs)]
 
+pub mod applicable;
 pub mod background;
+mod bare_words;
 pub mod collective;
 pub mod info;
+pub mod machine_docs;
 pub mod memory;
+pub mod partition;
 pub mod placement;
 pub mod plan;
 pub mod presets;
+pub mod progress;
+pub mod ranges;
 pub mod report;
 pub mod scenario;
 pub mod series;
 pub mod sweep;
 mod tagged;
+pub mod type_keys;
 pub mod validate;
 pub mod virtual_torus;
 pub mod workloads;

@@ -99,9 +99,40 @@ pub fn check(s: &Scenario) -> Result<Footprint, Error> {
     Ok(f)
 }
 
+/// Networks from this many nodes, or this many estimated bytes, are announced before they are
+/// built (building one takes a while; nothing else would be said until the first progress).
+pub const NOTICE_NODES: u64 = 100_000;
+pub const NOTICE_BYTES: u64 = 1_000_000_000;
+
+/// A line announcing a large network before it is built: its nodes, ports and memory estimate;
+/// `None` for a smaller one.
+pub fn notice(f: &Footprint) -> Option<String> {
+    (f.nodes >= NOTICE_NODES || f.bytes >= NOTICE_BYTES).then(|| {
+        format!(
+            "building a network of {} nodes and {} ports (about {:.1} GB to simulate; {} s or more to build)",
+            f.nodes,
+            f.ports,
+            f.bytes as f64 / 1e9,
+            (f.ports / 20_000_000).max(1)
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn large_networks_are_announced() {
+        let mut s = Scenario::default();
+        assert_eq!(notice(&footprint(&s).unwrap()), None, "8x8x8");
+        // 20 axes of 2: a million nodes.
+        s.set("topology.shape", &format!("[{}]", vec!["2"; 20].join(","))).unwrap();
+        let f = footprint(&s).unwrap();
+        assert_eq!(f.nodes, 1 << 20);
+        let n = notice(&f).unwrap();
+        assert!(n.contains("1048576 nodes") && n.contains("GB"), "{n}");
+    }
 
     #[test]
     fn the_estimate_matches_the_measured_tofud_node() {

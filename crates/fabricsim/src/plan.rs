@@ -32,6 +32,7 @@ impl Plan {
     pub fn new(s: &Scenario) -> Result<Plan, Error> {
         // Refuse what would not fit in memory before building anything large.
         crate::memory::check(s)?;
+        crate::ranges::check(s)?;
         let topology = match &s.topology {
             TopologySpec::Torus(t) => Topology::Torus(Torus::new(t.shape.clone(), t.wrap.clone(), t.axes.clone())?),
             TopologySpec::Mesh(t) => {

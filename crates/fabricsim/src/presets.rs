@@ -58,7 +58,10 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
             }
         }
     }
-    Ok(merge(base, value))
+    let explicit = value.clone();
+    let mut merged = merge(base, value);
+    crate::partition::fit(&mut merged, &explicit);
+    Ok(merged)
 }
 
 fn merge(base: toml::Value, over: toml::Value) -> toml::Value {

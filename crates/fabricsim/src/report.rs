@@ -123,6 +123,18 @@ pub struct Provenance {
     pub scenario: String,
 }
 
+impl Provenance {
+    /// What produces reports of scenario `s`: this build, its seed and the scenario resolved.
+    pub fn of(s: &crate::Scenario) -> Provenance {
+        Provenance {
+            fabricsim_version: env!("CARGO_PKG_VERSION"),
+            git_commit: option_env!("FABRICSIM_GIT_COMMIT"),
+            seed: s.sim.seed,
+            scenario: s.to_toml_string(),
+        }
+    }
+}
+
 impl RunReport {
     /// The report of a run of `plan` over `graph` that ended with `o`, its ports' counters
     /// `counters`; wall-clock figures are left at zero (see [`RunReport::timed`]).
@@ -171,12 +183,7 @@ impl RunReport {
             ports,
             link_utilization,
             busiest_links,
-            provenance: Provenance {
-                fabricsim_version: env!("CARGO_PKG_VERSION"),
-                git_commit: option_env!("FABRICSIM_GIT_COMMIT"),
-                seed: plan.scenario.sim.seed,
-                scenario: plan.scenario.to_toml_string(),
-            },
+            provenance: Provenance::of(&plan.scenario),
             collective: None,
         }
     }

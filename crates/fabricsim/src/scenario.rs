@@ -722,14 +722,20 @@ impl Default for SimSpec {
 impl Scenario {
     /// Parse TOML; errors name the offending key path.
     pub fn from_toml_str(text: &str) -> Result<Scenario, Error> {
-        let value: toml::Value = toml::from_str(text).map_err(|e| Error::Config(toml_error(e)))?;
+        Self::from_named_toml_str(text, "scenario")
+    }
+
+    /// [`Scenario::from_toml_str`] of text read from `name` (a file), which a syntax error
+    /// names with its line, column and the offending line.
+    pub fn from_named_toml_str(text: &str, name: &str) -> Result<Scenario, Error> {
+        let value: toml::Value = toml::from_str(text).map_err(|e| Error::Config(toml_error(name, e)))?;
         Self::from_value(value)
     }
 
     /// Read a scenario file; relative file paths in it are read from its folder.
     pub fn from_file(path: &std::path::Path) -> Result<Scenario, Error> {
         let text = std::fs::read_to_string(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-        let mut s = Self::from_toml_str(&text)?;
+        let mut s = Self::from_named_toml_str(&text, &path.display().to_string())?;
         s.base_dir = Some(path.parent().map(|p| p.to_path_buf()).unwrap_or_default());
         Ok(s)
     }
@@ -771,9 +777,11 @@ impl Scenario {
     /// fields edited directly on the struct are not part of that and are reset.
     pub fn set(&mut self, key: &str, value: &str) -> Result<(), Error> {
         let mut root = toml::Value::Table(self.explicit.clone());
-        let parsed: toml::Value = toml::from_str::<toml::Table>(&format!("v = {value}"))
-            .ok()
-            .and_then(|mut t| t.remove("v"))
+        let toml_value = |v: &str| toml::from_str::<toml::Table>(&format!("v = {v}")).ok().and_then(|mut t| t.remove("v"));
+        // Bare words inside an array are strings too (`[X,Y,Z]` as `["X","Y","Z"]`), as a bare
+        // word on its own is.
+        let parsed = toml_value(value)
+            .or_else(|| value.trim().starts_with('[').then(|| toml_value(&crate::bare_words::quote_bare_words(value))).flatten())
             .unwrap_or_else(|| toml::Value::String(value.to_string()));
         let parts: Vec<&str> = key.split('.').collect();
         if parts.iter().any(|p| p.is_empty()) {
@@ -812,6 +820,10 @@ impl Scenario {
         s.push_str("\n# Keys with no fixed default (unset above); each with an example value:\n");
         for (key, example, meaning) in OPTIONAL_KEYS {
             s.push_str(&format!("# {key} = {example}    # {meaning}\n"));
+        }
+        s.push_str("\n# Keys of the other routing and workload types; each with its default or an example:\n");
+        for (with, key, example, meaning) in crate::type_keys::TYPE_KEYS {
+            s.push_str(&format!("# {key} = {example}    # (with {}) {meaning}\n", with.replace(';', ", ")));
         }
         s
     }
@@ -857,9 +869,10 @@ mod seed_text {
     }
 }
 
-fn toml_error(e: toml::de::Error) -> ConfigError {
-    let msg = e.message().to_string();
-    ConfigError::new("scenario", msg.lines().next().unwrap_or("malformed TOML").to_string())
+/// A TOML syntax error as the `toml` crate reports it: line, column, the offending line with a
+/// mark under the place, and what was expected there.
+fn toml_error(name: &str, e: toml::de::Error) -> ConfigError {
+    ConfigError::new(name, e.to_string().trim_end().to_string())
 }
 
 #[cfg(test)]

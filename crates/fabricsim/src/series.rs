@@ -33,6 +33,48 @@ pub struct SeriesRow {
 pub struct SeriesReport {
     pub interval_ns: f64,
     pub rows: Vec<SeriesRow>,
+    /// Where the series stops when the run went on past the intervals memory allows (a run
+    /// whose end is not known in advance, see [`series_memory`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_at_ns: Option<f64>,
+}
+
+/// Bytes one port takes in one interval of a series, from the run to the written file: its
+/// counters while the run goes on, its sample and row, and its text (up to about 200 bytes as
+/// pretty JSON).
+pub const BYTES_PER_PORT_INTERVAL: u64 = 320;
+
+/// How many intervals a series of `ports` ports may keep, and whether that bounds a run that
+/// would otherwise need more: the memory left beside the network (`sim.max_memory`, else what
+/// the machine has) divided by what an interval takes. A run whose end is known (open-loop:
+/// warm-up, window and the longest drain) that needs more is refused, naming the estimate.
+pub fn series_memory(plan: &Plan, ports: u64, interval: Time) -> Result<usize, Error> {
+    if interval.ps() == 0 {
+        return Err(ConfigError::new("--interval", "0ns: an interval must be positive").into());
+    }
+    let net = crate::memory::footprint(&plan.scenario)?.bytes;
+    let (have, why) = crate::memory::limit(plan.scenario.sim.max_memory);
+    let per_interval = ports.max(1) * BYTES_PER_PORT_INTERVAL;
+    let left = have.saturating_sub(net);
+    let cap = (left / per_interval).max(1);
+    if !plan.closed {
+        let l = &plan.limits;
+        let horizon = l.warmup.ps() + l.measure.ps() + l.drain.ps();
+        let intervals = horizon.div_ceil(interval.ps());
+        if intervals > cap {
+            return Err(ConfigError::new(
+                "--interval",
+                format!(
+                    "{interval} over a run of up to {} is {intervals} intervals of {ports} ports: about {:.1} GB for the series, more than the {:.1} GB left beside the network ({why}); use a longer interval",
+                    Time(horizon),
+                    (intervals as f64 * per_interval as f64) / 1e9,
+                    left as f64 / 1e9
+                ),
+            )
+            .into());
+        }
+    }
+    Ok(cap.min(usize::MAX as u64) as usize)
 }
 
 impl SeriesReport {
@@ -51,8 +93,10 @@ impl Plan {
     pub fn run_with_series(&self, interval: Time, progress: impl FnMut(Time)) -> Result<(RunReport, SeriesReport), Error> {
         let ports = self.build_graph().total_ports() as usize;
         let series = PortSeries::new(ports, interval).map_err(|m| ConfigError::new("--interval", m))?;
-        let (report, rows) = self.run_observed(series, progress, |series, g| {
-            series
+        let series = series.with_max_intervals(series_memory(self, ports as u64, interval)?);
+        let (report, (rows, truncated)) = self.run_observed(series, progress, |series, g| {
+            let truncated = series.truncated().then(|| (series.intervals() as u64 * interval.ps()) as f64 / 1e3);
+            let rows = series
                 .samples(|p| g.kind[p as usize] != PortKind::Unconnected)
                 .into_iter()
                 .map(|s| {
@@ -68,8 +112,9 @@ impl Plan {
                         packets: s.packets,
                     }
                 })
-                .collect()
+                .collect();
+            (rows, truncated)
         })?;
-        Ok((report, SeriesReport { interval_ns: interval.as_ns_f64(), rows }))
+        Ok((report, SeriesReport { interval_ns: interval.as_ns_f64(), rows, truncated_at_ns: truncated }))
     }
 }

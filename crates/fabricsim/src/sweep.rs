@@ -26,10 +26,11 @@ pub struct SweepPoint {
     pub latency_p999_ns: f64,
     pub latency_max_ns: f64,
     /// Runs (seeds) behind the point, and the half-widths of the 95% confidence intervals of
-    /// the mean accepted fraction and mean latency (Student's t; 0 for a single run).
+    /// the mean accepted fraction and mean latency (Student's t; none for a single run, which
+    /// gives no interval: `null` in JSON, empty in CSV).
     pub runs: u32,
-    pub accepted_fraction_ci95: f64,
-    pub latency_mean_ci95_ns: f64,
+    pub accepted_fraction_ci95: Option<f64>,
+    pub latency_mean_ci95_ns: Option<f64>,
     /// Whether every run drained, and whether any was saturated.
     pub drained: bool,
     pub saturated: bool,
@@ -44,6 +45,8 @@ pub struct SweepReport {
     pub saturation_load: Option<f64>,
     /// Highest accepted throughput seen, as a fraction of injection bandwidth.
     pub saturation_throughput: f64,
+    /// The sweep's scenario (each point sets its load and seed), this build.
+    pub provenance: crate::report::Provenance,
 }
 
 /// How to sweep: runs per point (seeds `seed`, `seed + 1`, ...) and parallel jobs (0: every
@@ -88,10 +91,10 @@ pub fn parse_loads(items: &[String]) -> Result<Vec<f64>, Error> {
 }
 
 /// Half-width of the 95% confidence interval of the mean of `xs` (Student's t).
-fn ci95(xs: &[f64]) -> f64 {
+fn ci95(xs: &[f64]) -> Option<f64> {
     let n = xs.len();
     if n < 2 {
-        return 0.0;
+        return None;
     }
     let mean = xs.iter().sum::<f64>() / n as f64;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
@@ -101,13 +104,22 @@ fn ci95(xs: &[f64]) -> f64 {
         2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
     ];
     let t = T.get(n - 2).copied().unwrap_or(1.960);
-    t * (var / n as f64).sqrt()
+    Some(t * (var / n as f64).sqrt())
 }
 
-/// Run `items` through `f` on `jobs` threads (0: every core), results in the items' order.
+/// Threads to run `items` points on when `jobs` are asked for (0: every core): never more than
+/// the points, nor than the cores (a thread per job would only add memory and switching).
+pub fn threads(jobs: usize, items: usize) -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let asked = if jobs == 0 { cores } else { jobs.min(cores) };
+    asked.min(items).max(1)
+}
+
+/// Run `items` through `f` on `jobs` threads (0: every core; see [`threads`]), results in the
+/// items' order.
 pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T) -> R + Sync) -> Result<Vec<R>, Error> {
     use rayon::prelude::*;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads(jobs, items.len())).build().map_err(|e| Error::Io(format!("thread pool: {e}")))?;
     Ok(pool.install(|| items.par_iter().map(&f).collect()))
 }
 
@@ -176,7 +188,7 @@ pub fn sweep(scenario: &Scenario, loads: &[f64], opts: SweepOptions, each: impl 
     .collect::<Result<Vec<_>, Error>>()?;
     let saturation_load = points.iter().find(|p| p.saturated).map(|p| p.offered_load);
     let saturation_throughput = points.iter().map(|p| p.accepted_fraction).fold(0.0, f64::max);
-    Ok(SweepReport { points, saturation_load, saturation_throughput })
+    Ok(SweepReport { points, saturation_load, saturation_throughput, provenance: crate::report::Provenance::of(scenario) })
 }
 
 /// One point of a message-size sweep.
@@ -186,6 +198,8 @@ pub struct SizePoint {
     pub throughput_gb_per_s: Option<f64>,
     pub one_way_latency_ns: Option<f64>,
     pub completion_ns: Option<f64>,
+    /// The point's resolved scenario and this build.
+    pub provenance: crate::report::Provenance,
 }
 
 /// Run a benchmark workload (throughput, simultaneous_puts, neighbor_exchange, pingpong,
@@ -210,6 +224,7 @@ pub fn sweep_sizes(
             throughput_gb_per_s: r.workload.throughput_gb_per_s,
             one_way_latency_ns: r.workload.one_way_latency_ns,
             completion_ns: r.workload.completion_ns,
+            provenance: r.provenance.clone(),
         };
         each(&p);
         Ok(p)
@@ -235,13 +250,13 @@ impl SweepReport {
         );
         for p in &self.points {
             s.push_str(&format!(
-                "{},{:.6},{:.6},{:.6},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}\n",
+                "{},{:.6},{:.6},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}\n",
                 p.offered_load,
                 p.expected_fraction,
                 p.accepted_fraction,
-                p.accepted_fraction_ci95,
+                p.accepted_fraction_ci95.map(|x| format!("{x:.6}")).unwrap_or_default(),
                 p.latency_mean_ns,
-                p.latency_mean_ci95_ns,
+                p.latency_mean_ci95_ns.map(|x| format!("{x:.3}")).unwrap_or_default(),
                 p.latency_p50_ns,
                 p.latency_p90_ns,
                 p.latency_p99_ns,
@@ -278,13 +293,23 @@ mod tests {
         let one = |jobs| serde_json::to_string(&sweep(&s, &loads, SweepOptions { seeds: 3, jobs }, |_| {}).unwrap()).unwrap();
         assert_eq!(one(1), one(3));
         let rep = sweep(&s, &loads, SweepOptions { seeds: 3, jobs: 0 }, |_| {}).unwrap();
-        assert!(rep.points.iter().all(|p| p.runs == 3 && p.accepted_fraction_ci95 > 0.0 && p.latency_mean_ci95_ns > 0.0));
+        assert!(rep.points.iter().all(|p| p.runs == 3 && p.accepted_fraction_ci95.unwrap() > 0.0 && p.latency_mean_ci95_ns.unwrap() > 0.0));
         let single = sweep(&s, &loads, SweepOptions::default(), |_| {}).unwrap();
-        assert!(single.points.iter().all(|p| p.accepted_fraction_ci95 == 0.0));
+        assert!(single.points.iter().all(|p| p.accepted_fraction_ci95.is_none() && p.latency_mean_ci95_ns.is_none()));
         // Percentiles are ordered.
         for p in &rep.points {
             assert!(p.latency_p50_ns <= p.latency_p90_ns && p.latency_p90_ns <= p.latency_p99_ns && p.latency_p99_ns <= p.latency_p999_ns);
             assert!(p.latency_p999_ns <= p.latency_max_ns);
         }
+    }
+
+    #[test]
+    fn threads_never_exceed_the_points_or_the_cores() {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        assert_eq!(threads(100_000, 3), cores.min(3));
+        assert_eq!(threads(100_000, 1_000_000), cores);
+        assert_eq!(threads(0, 2), cores.min(2));
+        assert_eq!(threads(1, 50), 1);
+        assert_eq!(threads(0, 0), 1);
     }
 }

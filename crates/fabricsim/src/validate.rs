@@ -276,8 +276,7 @@ fn files(dir: Option<&Path>) -> Result<Vec<(String, String, String)>, Error> {
 pub fn validate_with(dir: Option<&Path>, only: Option<&str>, extra: &[String], mut each: impl FnMut(&Row)) -> Result<Vec<Row>, Error> {
     let mut parsed = Vec::new();
     for (label, stem, text) in files(dir)? {
-        let f: File =
-            toml::from_str(&text).map_err(|e| ConfigError::new(label.clone(), e.message().lines().next().unwrap_or("malformed").to_string()))?;
+        let f: File = toml::from_str(&text).map_err(|e| ConfigError::new(label.clone(), e.to_string().trim_end().to_string()))?;
         parsed.push((label, stem.to_lowercase(), f));
     }
     if let Some(o) = only {

@@ -36,6 +36,8 @@ pub struct FileProgram {
     lanes: u32,
     /// Groups for in-network collectives (`group` lines).
     groups: Vec<fabricsim_nic::HwGroup>,
+    /// The line of the file each operation was read from (1-based), per rank, per lane.
+    lines: Vec<Vec<Vec<u32>>>,
 }
 
 impl FileProgram {
@@ -44,6 +46,7 @@ impl FileProgram {
         let mut ranks: Option<u32> = None;
         let mut ops: Vec<Vec<Vec<Op>>> = Vec::new();
         let mut groups = Vec::new();
+        let mut lines: Vec<Vec<Vec<u32>>> = Vec::new();
         for (no, raw) in text.lines().enumerate() {
             let line = raw.split('#').next().unwrap_or("").trim();
             if line.is_empty() {
@@ -60,6 +63,7 @@ impl FileProgram {
                         }
                         ranks = Some(n);
                         ops = vec![Vec::new(); n as usize];
+                        lines = vec![Vec::new(); n as usize];
                         continue;
                     }
                     _ => return Err(at("the first line must be `ranks N`".into())),
@@ -174,7 +178,9 @@ impl FileProgram {
                     Op::HwWait { tag }
                 }
                 other => {
-                    return Err(at(format!("unknown operation '{other}' (put, get, wait, waitbytes, waitall, compute, rate, engine, hw, hwwait)")))
+                    return Err(at(format!(
+                    "unknown operation '{other}' (put, get, wait, waitbytes, waitall, compute, rate, engine, hw, hwwait; and `group G ...` lines)"
+                )))
                 }
             };
             let lanes = &mut ops[rank as usize];
@@ -182,12 +188,17 @@ impl FileProgram {
                 lanes.resize(lane as usize + 1, Vec::new());
             }
             lanes[lane as usize].push(parsed);
+            let at_lines = &mut lines[rank as usize];
+            if at_lines.len() <= lane as usize {
+                at_lines.resize(lane as usize + 1, Vec::new());
+            }
+            at_lines[lane as usize].push(no as u32 + 1);
         }
         if ranks.is_none() {
             return Err("the program is empty: its first line must be `ranks N`".into());
         }
         let lanes = ops.iter().map(|l| l.len()).max().unwrap_or(1).max(1) as u32;
-        Ok(FileProgram { ops, lanes, groups })
+        Ok(FileProgram { ops, lanes, groups, lines })
     }
 }
 
@@ -209,6 +220,9 @@ impl Program for FileProgram {
     }
     fn hw_groups(&self) -> Vec<fabricsim_nic::HwGroup> {
         self.groups.clone()
+    }
+    fn line(&self, rank: u32, lane: u32, i: u32) -> Option<u32> {
+        self.lines.get(rank as usize)?.get(lane as usize)?.get(i as usize).copied()
     }
 }
 

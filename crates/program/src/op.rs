@@ -87,7 +87,7 @@ pub enum Op {
     /// arrived (a byte count, as a stream or a trace gives it); they are consumed whole. Meant
     /// for opaque data ([`Slots::Bytes`]); do not mix with Waits on the same rank and tag.
     WaitBytes { from: u32, tag: u32, bytes: u64 },
-    /// Block until every Put and Get this rank has posted (in any of its lists) has completed:
+    /// Block until every Put and Get this rank has posted (in any of its lanes) has completed:
     /// the Put's data delivered, the Get's data back.
     WaitAll,
     /// Local copy of `from` into `to` (free: a buffer rotation of Bruck's algorithms).
@@ -106,4 +106,24 @@ pub enum Op {
     HwStart { kind: fabricsim_nic::HwKind, group: u32, slots: Slots, tag: u32 },
     /// Block until this rank's in-network collective tagged `tag` is over.
     HwWait { tag: u32 },
+}
+
+impl Op {
+    /// What a rank blocked at this operation waits for, in words (`waits for rank 0's message
+    /// tagged 1`); the operations that do not block say what they do.
+    pub fn waiting_for(&self) -> String {
+        match *self {
+            Op::Wait { from, tag, .. } => format!("waits for rank {from}'s message tagged {tag}"),
+            Op::WaitBytes { from, tag, bytes } => format!("waits for {bytes} B from rank {from} tagged {tag}"),
+            Op::WaitAll => "waits for its puts and gets to complete".into(),
+            Op::HwWait { tag } => format!("waits for the end of its in-network collective tagged {tag}"),
+            Op::Compute(t) => format!("computes for {t}"),
+            Op::Put { to, tag, .. } => format!("puts into rank {to} (tag {tag})"),
+            Op::Get { from, tag, .. } => format!("gets from rank {from} (tag {tag})"),
+            Op::HwStart { kind, group, tag, .. } => format!("starts an in-network {kind:?} on group {group} (tag {tag})").to_lowercase(),
+            Op::Copy { .. } => "copies locally".into(),
+            Op::Rate(_) => "sets its rate".into(),
+            Op::Engine(_) => "chooses its engine".into(),
+        }
+    }
 }

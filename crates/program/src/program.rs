@@ -1,8 +1,8 @@
-//! What a program is: per-rank operation lists, generated on demand.
+//! What a program is: per-rank lanes of operations, generated on demand.
 
 use crate::op::Op;
 
-/// A program: for each rank one or more lists of operations ("lanes"), produced one at a time
+/// A program: for each rank one or more lanes (sequences) of operations, produced one at a time
 /// (`op(rank, lane, i)`), so that no program holds a table per rank pair; a 158,976-rank
 /// barrier is a few words of state.
 ///
@@ -14,7 +14,7 @@ pub trait Program {
     fn ranks(&self) -> u32;
     /// Slots in each rank's buffer (the unit the operations move; see [`crate::Slots`]).
     fn slots(&self) -> u32;
-    /// Operation lists per rank (default 1).
+    /// Lanes of operations per rank (default 1).
     fn lanes(&self) -> u32 {
         1
     }
@@ -30,6 +30,11 @@ pub trait Program {
     /// Groups for in-network collectives, made when the program starts (default none).
     fn hw_groups(&self) -> Vec<fabricsim_nic::HwGroup> {
         Vec::new()
+    }
+    /// The line of the text operation `i` of `rank`'s `lane` was read from, for a program
+    /// read from a file (default: none).
+    fn line(&self, _rank: u32, _lane: u32, _i: u32) -> Option<u32> {
+        None
     }
 }
 

@@ -21,7 +21,7 @@ enum State {
     Done,
 }
 
-/// One operation list of one rank in progress.
+/// One lane of operations of one rank in progress.
 #[derive(Debug, Clone, Copy)]
 struct Lane {
     pc: u32,
@@ -215,15 +215,57 @@ impl ProgramRun {
 
     /// If some rank never finished: which, and the operation it is stuck at.
     pub fn stuck(&self) -> Option<String> {
-        let at = self.lane.iter().position(|l| l.state != State::Done)?;
-        let (r, lane) = (at as u32 / self.lanes, at as u32 % self.lanes);
-        let i = self.lane[at].pc;
-        let op = (i < self.program.len(r, lane)).then(|| self.program.op(r, lane, i));
+        let stuck: Vec<usize> = (0..self.lane.len()).filter(|&at| self.lane[at].state != State::Done).collect();
+        if stuck.is_empty() {
+            return None;
+        }
         let n = self.running.iter().filter(|&&c| c > 0).count();
-        let lane = if self.lanes > 1 { format!(" lane {lane}") } else { String::new() };
-        Some(format!("deadlock: {n} rank(s) never finished; rank {r}{lane} waits at operation {i} ({op:?})"))
+        let mut s = format!("deadlock: {n} rank(s) never finished:");
+        for &at in stuck.iter().take(STUCK_SHOWN) {
+            s += &format!("\n  {}", self.stuck_lane(at));
+        }
+        if stuck.len() > STUCK_SHOWN {
+            let lanes = if self.lanes > 1 { "lanes" } else { "ranks" };
+            s += &format!("\n  and {} more {lanes}", stuck.len() - STUCK_SHOWN);
+        }
+        Some(s)
+    }
+
+    /// One stuck lane in words: the rank (and lane), the line of the program file, what it
+    /// waits for and what has arrived meanwhile.
+    fn stuck_lane(&self, at: usize) -> String {
+        let (r, lane) = (at as u32 / self.lanes, at as u32 % self.lanes);
+        let l = self.lane[at];
+        let who = if self.lanes > 1 { format!("rank {r} lane {lane}") } else { format!("rank {r}") };
+        let where_ = match self.program.line(r, lane, l.pc) {
+            Some(line) => format!(" (line {line})"),
+            None => format!(" (operation {})", l.pc),
+        };
+        if l.pc >= self.program.len(r, lane) {
+            return format!("{who}{where_} is at the end of its operations");
+        }
+        let op = self.program.op(r, lane, l.pc);
+        let mut s = format!("{who}{where_} {}", op.waiting_for());
+        if let Op::WaitBytes { .. } = op {
+            s += &format!(" ({} B arrived)", l.until);
+        }
+        // Messages from the rank it waits on that no operation has taken: a tag or size
+        // mismatch shows here.
+        if let Op::Wait { from, .. } | Op::WaitBytes { from, .. } = op {
+            let mut unclaimed: Vec<(u32, u64)> =
+                self.early.iter().filter(|((to, src, _), _)| *to == r && *src == from).map(|((_, _, tag), q)| (*tag, q.iter().sum())).collect();
+            unclaimed.sort_unstable();
+            if !unclaimed.is_empty() {
+                let list: Vec<String> = unclaimed.iter().map(|(tag, b)| format!("{b} B tagged {tag}")).collect();
+                s += &format!("; unclaimed from rank {from}: {}", list.join(", "));
+            }
+        }
+        s
     }
 }
+
+/// Stuck lanes a deadlock report names one by one (the rest are counted).
+const STUCK_SHOWN: usize = 8;
 
 impl Workload for ProgramRun {
     fn start(&mut self, api: &mut Api) {

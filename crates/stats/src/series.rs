@@ -17,6 +17,10 @@ pub struct PortSeries {
     busy: Vec<Vec<u32>>,
     /// Per interval: packets each port started sending.
     packets: Vec<Vec<u32>>,
+    /// Intervals kept at most; what happens after the last is not recorded.
+    max_intervals: usize,
+    /// Whether the run went on past the last interval kept.
+    truncated: bool,
 }
 
 /// One (interval, port) sample.
@@ -39,7 +43,19 @@ impl PortSeries {
         if interval.ps() == 0 || interval.ps() > u32::MAX as u64 {
             return Err(format!("{interval} must be positive and at most 4ms"));
         }
-        Ok(PortSeries { interval_ps: interval.ps(), ports, busy: Vec::new(), packets: Vec::new() })
+        Ok(PortSeries { interval_ps: interval.ps(), ports, busy: Vec::new(), packets: Vec::new(), max_intervals: usize::MAX, truncated: false })
+    }
+
+    /// Keep at most `n` intervals (at least one): a bound on the series' memory when the end of
+    /// the run is not known in advance. [`PortSeries::truncated`] says whether the run went on.
+    pub fn with_max_intervals(mut self, n: usize) -> Self {
+        self.max_intervals = n.max(1);
+        self
+    }
+
+    /// Whether the run went on past the last interval kept (see [`PortSeries::with_max_intervals`]).
+    pub fn truncated(&self) -> bool {
+        self.truncated
     }
 
     /// Length of each interval.
@@ -91,11 +107,19 @@ impl Observer for PortSeries {
     fn on_hop(&mut self, port: PortId, start: Time, end: Time, _bytes: u32) {
         let (p, w) = (port.index(), self.interval_ps);
         let first = (start.ps() / w) as usize;
+        if first >= self.max_intervals {
+            self.truncated = true;
+            return;
+        }
         self.grow(first);
         self.packets[first][p] += 1;
         let mut t = start.ps();
         while t < end.ps() {
             let i = (t / w) as usize;
+            if i >= self.max_intervals {
+                self.truncated = true;
+                break;
+            }
             let until = ((i as u64 + 1) * w).min(end.ps());
             self.grow(i);
             self.busy[i][p] += (until - t) as u32;
@@ -122,5 +146,13 @@ mod tests {
         assert_eq!(rows.len(), 4);
         assert_eq!((rows[3].t_ns, rows[3].utilization), (0.3, 0.3));
         assert!(PortSeries::new(1, Time(0)).is_err());
+        // Bounded: intervals past the last kept are not recorded, and that is said.
+        let mut s = PortSeries::new(1, Time(100)).unwrap().with_max_intervals(2);
+        s.on_hop(PortId(0), Time(150), Time(190), 64);
+        assert!(!s.truncated());
+        s.on_hop(PortId(0), Time(190), Time(260), 64);
+        assert_eq!((s.intervals(), s.busy_ps(1, 0), s.truncated()), (2, 50, true));
+        s.on_hop(PortId(0), Time(900), Time(950), 64);
+        assert_eq!(s.intervals(), 2);
     }
 }

@@ -49,7 +49,8 @@ impl ProgramSpec {
         let ranks = job::ranks(plan, &keys)?;
         let n = ranks.count(plan);
         if program.ranks() != n {
-            return Err(ConfigError::new(field, format!("'{}' is for {} ranks, the job has {n}", file.display(), program.ranks())).into());
+            let why = crate::collective::rank_mismatch(plan, &ranks, program.ranks());
+            return Err(ConfigError::new(field, format!("'{}' {why}", file.display())).into());
         }
         let background = job::background(plan, &self.background, &ranks)?;
         Ok(Job { ranks, work: Work::Program { program, file: file.clone() }, background })

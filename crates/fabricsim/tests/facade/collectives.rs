@@ -242,18 +242,48 @@ fn collectives_run_beside_background_traffic() {
 }
 
 #[test]
-fn all_algorithms_include_the_hardware_where_it_serves_every_size() {
-    use fabricsim::collective::parse_algorithms;
+fn all_algorithms_are_those_that_apply_at_each_size() {
+    use fabricsim::collective::select;
+    use fabricsim::workloads::CollectiveSpec;
+    use fabricsim::Bytes;
     let all = vec!["all".to_string()];
-    let has = |preset: &str, c: Collective| {
-        parse_algorithms(&plan(&format!("[machine]\npreset = \"{preset}\"")), c, &all).unwrap().contains(&"hardware".into())
+    let pick = |preset: &str, c: Collective, size: u64, virtual_torus: bool| {
+        let base = Scenario::from_toml_str(&format!("[machine]\npreset = \"{preset}\"")).unwrap();
+        let w = CollectiveSpec { op: Some(c), virtual_torus, ..Default::default() };
+        select(&base, &w, &all, &[Bytes(size)]).unwrap()
     };
-    assert!(has("tofud", Collective::Barrier) && !has("tofud", Collective::Allreduce));
-    assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce));
-    assert!(!has("apenet-quong", Collective::Barrier) && !has("bgq", Collective::Broadcast));
+    let has = |preset: &str, c: Collective| pick(preset, c, 8, false).points.iter().any(|(_, a)| a == "hardware");
+    // Tofu's gates: barriers, and allreduces of a few 8-byte elements (3 floating-point ones
+    // on TofuD), not broadcasts.
+    assert!(has("tofud", Collective::Barrier) && has("tofud", Collective::Allreduce) && !has("tofud", Collective::Broadcast));
+    let big = pick("tofud", Collective::Allreduce, 1024, false);
+    let why = |sel: &fabricsim::collective::Selection, a: &str| sel.skipped.iter().find(|s| s.algorithm == a).map(|s| s.reason.clone());
+    assert!(why(&big, "hardware").unwrap().contains("at most 3 floating-point elements"), "{big:?}");
+    // 6D Tofu and 5D Blue Gene/Q: no triple trinary tree, unless on the virtual 3D torus.
+    assert!(why(&big, "trinary_tree").unwrap().contains("torus"));
+    let virt = pick("tofud", Collective::Allreduce, 8, true);
+    assert!(virt.skipped.is_empty(), "{virt:?}");
+    assert!(virt.points.iter().any(|(_, a)| a == "trinary_tree") && virt.points.iter().any(|(_, a)| a == "hardware"));
+    // Blue Gene/Q's class routes: barrier, allreduce, broadcast; an allgather takes a route
+    // per rank, more than a node has.
+    assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce) && has("bgq", Collective::Broadcast));
+    assert!(why(&pick("bgq", Collective::Allgather, 8, false), "hardware").unwrap().contains("class_routes.routes"));
+    // A network without any: `hardware` is not mentioned at all.
+    let apenet = pick("apenet-quong", Collective::Barrier, 8, false);
+    assert!(apenet.skipped.is_empty() && !apenet.points.iter().any(|(_, a)| a == "hardware"));
     // Dawning's switches: a barrier, and broadcasts (an allgather is all-to-all multicast).
     assert!(has("dawning5000", Collective::Barrier) && has("dawning5000", Collective::Broadcast));
     assert!(has("dawning5000", Collective::Allgather) && !has("dawning5000", Collective::Allreduce));
+    // Whatever is selected can be built for its ranks (the run would not refuse it).
+    for preset in ["tofu-k", "tofud", "bgq-sequoia", "dawning5000", "apenet-quong"] {
+        for c in Collective::ALL {
+            let sel = pick(preset, c, 64, false);
+            let named: Vec<&str> = sel.points.iter().map(|(_, a)| a.as_str()).chain(sel.skipped.iter().map(|s| s.algorithm.as_str())).collect();
+            for a in names(c) {
+                assert!(named.contains(a), "{preset} {c:?}: {a} neither run nor skipped");
+            }
+        }
+    }
     // `info` says what each has.
     let hw = |preset: &str| plan(&format!("[machine]\npreset = \"{preset}\"")).collective_hardware();
     assert!(hw("tofud").unwrap().contains("16 channels and 48 gates on each of 6 TNIs"));

@@ -2,6 +2,14 @@
 
 use std::process::Command;
 
+mod collective_all;
+mod docs;
+mod friction;
+mod input_checks;
+mod machine_pages;
+mod partition;
+mod resources;
+
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())

@@ -1,0 +1,35 @@
+//! What the command's values may cost is bounded: threads, series memory, progress of long runs.
+
+use super::{example, fabricsim};
+
+#[test]
+fn a_sweep_asking_for_100000_jobs_runs_on_a_few_threads() {
+    let started = std::time::Instant::now();
+    let (code, out, err) =
+        fabricsim(&["sweep", "--loads", "0.1,0.2", "--jobs", "100000", "--set", "topology.shape=[4,4]", "--set", "sim.duration=2us"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.lines().count(), 4, "header, two loads, saturation: {out}");
+    // Starting 100,000 threads alone takes longer than this.
+    assert!(started.elapsed().as_secs_f64() < 3.0, "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_series_too_large_for_memory_is_refused_or_bounded_naming_the_estimate() {
+    let file = std::env::temp_dir().join(format!("fabricsim-series-{}.csv", std::process::id()));
+    let f = file.to_str().unwrap();
+    // An open-loop run knows its end: refused before it starts, with the estimate.
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f, "--interval", "1ps"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: --interval: 1ps") && err.contains("GB for the series") && err.contains("intervals of 80 ports"), "{err}");
+    assert!(!file.exists());
+    // A benchmark runs until done: its series stops where the memory allowed, and says so.
+    let pingpong = example("tofu-like-pingpong.toml");
+    let (code, _, err) = fabricsim(&["run", &pingpong, "--series", f, "--interval", "100ns", "--set", "sim.max_memory=110MB"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("warning: --series: the series stops at"), "{err}");
+    let rows = std::fs::read_to_string(&file).unwrap().lines().count();
+    let (_, _, _) = fabricsim(&["run", &pingpong, "--series", f, "--interval", "100ns"]);
+    let all = std::fs::read_to_string(&file).unwrap().lines().count();
+    assert!(rows < all, "{rows} rows bounded, {all} in all");
+    std::fs::remove_file(&file).unwrap();
+}

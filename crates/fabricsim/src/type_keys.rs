@@ -1,0 +1,65 @@
+//! The keys of routing and workload types other than the defaults, which `fabricsim default`
+//! lists (commented out) after the default scenario.
+
+/// Keys of routing and workload types other than the defaults: (the `key=value` settings that
+/// give a scenario the key, `;`-separated; the key; its default or an example; what it does).
+pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
+    (
+        "routing.type=adaptive;router.vcs=3",
+        "routing.escape",
+        "\"dateline\"",
+        "deadlock avoidance of the escape sub-network: \"dateline\" or \"bubble\"",
+    ),
+    (
+        "routing.type=adaptive;router.vcs=3",
+        "routing.blocked",
+        "\"wait\"",
+        "a packet with no hop free waits for any (\"wait\") or takes the escape hop (\"escape\")",
+    ),
+    (
+        "topology.type=fat_tree;routing.type=up_down",
+        "routing.up_port",
+        "\"destination\"",
+        "up port: \"destination\" (D-mod-k), \"random\" or \"adaptive\"",
+    ),
+    (
+        "workload.type=pingpong",
+        "workload.src",
+        "[0, 0, 0]",
+        "the sending node's coordinates (pingpong, throughput, simultaneous_puts, neighbor_exchange)",
+    ),
+    ("workload.type=pingpong", "workload.dst", "[3, 0, 0]", "the other end (pingpong, throughput)"),
+    ("workload.type=pingpong", "workload.message_size", "\"8B\"", "bytes per message (pingpong, throughput, all_to_all, ...)"),
+    ("workload.type=all_to_all", "workload.schedule", "\"shifted\"", "order of the exchange: \"shifted\", \"random\" or \"all_at_once\""),
+    (
+        "workload.type=all_to_all;workload.schedule=random",
+        "workload.destinations",
+        "32",
+        "sample the exchange: each node sends to this many translations of itself",
+    ),
+];
+
+#[cfg(test)]
+mod type_keys_tests {
+    use super::*;
+    use crate::Scenario;
+
+    #[test]
+    fn every_type_key_applies_with_its_type_and_is_printed_by_default() {
+        let text = Scenario::default_toml_string();
+        for (with, key, example, _) in TYPE_KEYS {
+            let mut s = Scenario::default();
+            s.apply_overrides(&with.split(';').map(str::to_string).collect::<Vec<_>>()).unwrap();
+            if with.contains("fat_tree") {
+                s.apply_overrides(&["topology.radix=4".into(), "topology.levels=2".into()]).unwrap();
+            }
+            // A ping-pong needs both ends; the key then overrides one of them or adds to them.
+            if with.contains("pingpong") {
+                s.apply_overrides(&["workload.src=[0,0,0]".into(), "workload.dst=[3,0,0]".into()]).unwrap();
+            }
+            s.set(key, example).unwrap_or_else(|e| panic!("{key} = {example} with {with}: {e}"));
+            crate::Plan::new(&s).unwrap_or_else(|e| panic!("{key} = {example} with {with}: {e}"));
+            assert!(text.contains(&format!("# {key} = {example}")), "{key} not in `fabricsim default`");
+        }
+    }
+}
