@@ -74,7 +74,7 @@ def run(scenario: ScenarioLike = None, *, series: Optional[str] = None, progress
     """
     s = as_scenario(scenario)
     report, text, rows, per_rank = s._call(_native.run, s.to_toml(), s.base_dir, series, run_callback(progress))
-    return RunResult(json.loads(report), text, json.loads(rows) if rows else None, json.loads(per_rank) if per_rank else None)
+    return RunResult(json.loads(report), text, json.loads(rows)["rows"] if rows else None, json.loads(per_rank) if per_rank else None)
 
 
 class Simulation:
