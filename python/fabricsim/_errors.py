@@ -23,6 +23,10 @@ class ScenarioError(FabricsimError, ValueError):
         self.expected = expected
         self.value = value
 
+    def __reduce__(self) -> "tuple[type, tuple[str, str, Any]]":
+        # Rebuilt whole when it crosses processes (an executor's worker raised it).
+        return (type(self), (self.key, self.expected, self.value))
+
 
 class SimulationError(FabricsimError, RuntimeError):
     """The run itself failed: a deadlock, a conservation check, a program left waiting."""

@@ -1,8 +1,14 @@
 # Stubs of the native module (python/src/*.rs). Scenarios go in as TOML text, results come
 # out as JSON text.
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple, final
 
 __version__: str
+__all__ = [
+    "__version__",
+    "toml_to_json", "json_to_toml", "resolve", "check", "run", "info", "validate", "default_toml", "presets",
+    "preset_text", "_guard_selftest", "parse_loads", "sweep_run", "sweep_point", "sweep_report", "size_point",
+    "collective_algorithms", "collective_point", "Simulation",
+]
 
 _Progress = Optional[Callable[[float, Optional[float]], None]]
 
@@ -27,8 +33,9 @@ def size_point(text: str, size: str, base_dir: Optional[str] = None) -> str: ...
 def collective_algorithms(text: str, op: str, algorithms: List[str], base_dir: Optional[str] = None) -> List[str]: ...
 def collective_point(text: str, workload: str, ports: bool = False, base_dir: Optional[str] = None) -> Tuple[str, str]: ...
 
+@final
 class Simulation:
-    def __init__(self, text: str, base_dir: Optional[str] = None) -> None: ...
+    def __new__(cls, text: str, base_dir: Optional[str] = None) -> "Simulation": ...
     def now_ns(self) -> float: ...
     def ended(self) -> bool: ...
     def run_until(self, t: str) -> bool: ...

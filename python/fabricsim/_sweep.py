@@ -94,7 +94,7 @@ def sweep(
             raise ScenarioError("sizes", "is empty", sizes)
         s.check()
         with _executor(executor, jobs) as ex:
-            out = _gather(ex, [(_size_task, (toml, base, str(b))) for b in sizes], progress)
+            out = s._call(_gather, ex, [(_size_task, (toml, base, str(b))) for b in sizes], progress)
         return _frames.frame([json.loads(p) for p in out], _frames.SIZE_COLUMNS)
     assert loads is not None
     if seeds < 1:
@@ -106,7 +106,7 @@ def sweep(
     first = int(s.resolved().get("sim", {}).get("seed", 1))
     tasks = [(_load_task, (toml, base, load, (first + i) % 2**64)) for load in values for i in range(seeds)]
     with _executor(executor, jobs) as ex:
-        runs = _gather(ex, tasks, progress)
+        runs = s._call(_gather, ex, tasks, progress)
     points = [_native.sweep_point(load, runs[k * seeds : (k + 1) * seeds]) for k, load in enumerate(values)]
     report = json.loads(_native.sweep_report(points))
     df = _frames.frame(report["points"], _frames.SWEEP_COLUMNS)
@@ -161,7 +161,7 @@ def collective(
         points = [{"type": "collective", "op": op, "algorithm": a, "size": b, **place} for b in sizes for a in algs]
     tasks = [(_collective_task, (toml, base, _native.json_to_toml(json.dumps({"workload": w})), False)) for w in points]
     with _executor(executor, jobs) as ex:
-        out = _gather(ex, tasks, progress)
+        out = s._call(_gather, ex, tasks, progress)
     df = _frames.frame([json.loads(p) for p, _ in out], _frames.COLLECTIVE_COLUMNS)
     df.attrs["per_rank"] = [json.loads(r) for _, r in out]
     return df

@@ -125,20 +125,20 @@ fn validate(py: Python<'_>, only: Option<&str>, sets: Vec<String>, dir: Option<&
 
 /// The default scenario with every key, as TOML (`fabricsim default`).
 #[pyfunction]
-fn default_toml() -> String {
-    Scenario::default_toml_string()
+fn default_toml() -> PyResult<String> {
+    guard(|| Ok(Scenario::default_toml_string())).py()
 }
 
 /// The built-in presets: (name, description).
 #[pyfunction]
-fn presets() -> Vec<(&'static str, &'static str)> {
-    fabricsim::presets::PRESETS.iter().map(|(n, about, _)| (*n, *about)).collect()
+fn presets() -> PyResult<Vec<(&'static str, &'static str)>> {
+    guard(|| Ok(fabricsim::presets::PRESETS.iter().map(|(n, about, _)| (*n, *about)).collect())).py()
 }
 
 /// A preset's TOML text, with the source of each value (None: no such preset).
 #[pyfunction]
-fn preset_text(name: &str) -> Option<&'static str> {
-    fabricsim::presets::text(name)
+fn preset_text(name: &str) -> PyResult<Option<&'static str>> {
+    guard(|| Ok(fabricsim::presets::text(name))).py()
 }
 
 /// Panics under the guard: the test that a panic comes out as `fabricsim.InternalError`.

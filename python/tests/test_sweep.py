@@ -118,3 +118,11 @@ def test_progress_counts_runs() -> None:
     with cf.ThreadPoolExecutor(2) as ex:
         fabricsim.sweep(SMALL, loads=[0.1, 0.2], seeds=2, executor=ex, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]
+
+
+def test_an_error_in_a_worker_process_is_the_same_scenario_error() -> None:
+    with cf.ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as ex:
+        with pytest.raises(ScenarioError) as e:
+            fabricsim.sweep(THROUGHPUT, loads=[0.1], executor=ex)
+    assert e.value.key == "workload.type" and "no offered load" in e.value.expected
+    assert e.value.value == "throughput"
