@@ -41,6 +41,26 @@ def test_thread_and_process_pools_give_identical_frames(by_threads: pd.DataFrame
     pd.testing.assert_frame_equal(by_threads, default, check_exact=True)
 
 
+class Inline(cf.Executor):
+    """The least an executor is (as Dask's or Ray's): submit, returning a future."""
+
+    def __init__(self) -> None:
+        self.submitted = 0
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> "cf.Future[Any]":
+        self.submitted += 1
+        f: "cf.Future[Any]" = cf.Future()
+        f.set_result(fn(*args, **kwargs))
+        return f
+
+
+def test_any_executor_gives_the_same_frame(by_threads: pd.DataFrame) -> None:
+    ex = Inline()
+    df = fabricsim.sweep(SMALL, loads=LOADS, seeds=3, executor=ex)
+    assert ex.submitted == 4 * 3, "one task per run"
+    pd.testing.assert_frame_equal(by_threads, df, check_exact=True)
+
+
 def test_a_load_sweep_has_a_row_per_point_with_intervals(by_threads: pd.DataFrame) -> None:
     df = by_threads
     assert _dtypes(df) == SWEEP_COLUMNS

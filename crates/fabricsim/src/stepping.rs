@@ -78,3 +78,44 @@ impl Stepper {
         self.plan.report_of(&self.sim, &outcome, self.started)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{Plan, Scenario};
+    use fabricsim_core::Time;
+
+    fn plan(sets: &[&str]) -> Plan {
+        let mut s = Scenario::default();
+        s.apply_overrides(&sets.iter().map(|x| x.to_string()).collect::<Vec<_>>()).unwrap();
+        Plan::new(&s).unwrap()
+    }
+
+    #[test]
+    fn a_stepped_run_reports_as_a_whole_one() {
+        let p = plan(&["topology.shape=[4,4]", "sim.duration=2us"]);
+        let whole = p.run().unwrap();
+        let mut st = p.start().unwrap();
+        assert!(st.ports().iter().all(|x| x.bytes == 0), "nothing counted before the window");
+        assert!(!st.run_until(Time::from_ns(1000)).unwrap());
+        assert!(st.now() <= Time::from_ns(1000) && st.now() > Time::ZERO);
+        let mid: u64 = st.ports().iter().map(|x| x.bytes).sum();
+        assert!(mid > 0 && mid < whole.ports.iter().map(|x| x.bytes).sum::<u64>());
+        st.step().unwrap();
+        let stepped = st.finish(|_| {}).unwrap();
+        let strip = |r: &crate::RunReport| {
+            let mut v = serde_json::to_value(r).unwrap();
+            for k in ["wall_seconds", "events_per_second", "packet_hops_per_second"] {
+                v.as_object_mut().unwrap().remove(k);
+            }
+            v
+        };
+        assert_eq!(strip(&stepped), strip(&whole));
+    }
+
+    #[test]
+    fn jobs_are_not_stepped() {
+        let p = plan(&["topology.shape=[4,4]", "workload.type=collective", "workload.op=barrier"]);
+        let e = p.start().err().unwrap().to_string();
+        assert!(e.starts_with("workload.type: 'collective'"), "{e}");
+    }
+}

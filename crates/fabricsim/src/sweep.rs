@@ -313,6 +313,17 @@ mod tests {
     }
 
     #[test]
+    fn points_folded_from_separate_runs_equal_the_sweep() {
+        let mut s = Scenario::default();
+        s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=2us".into()]).unwrap();
+        let rep = sweep(&s, &[0.2, 0.6], SweepOptions { seeds: 2, jobs: 1 }, |_| {}).unwrap();
+        // As the Python package does it: each run on its own (in any process), then folded.
+        let points = [0.2, 0.6].map(|load| sweep_point(load, &(1..=2).map(|seed| sweep_run(&s, load, seed).unwrap()).collect::<Vec<_>>()));
+        let folded = SweepReport::of(points.to_vec());
+        assert_eq!(serde_json::to_string(&folded).unwrap(), serde_json::to_string(&rep).unwrap());
+    }
+
+    #[test]
     fn parallel_sweeps_equal_sequential_ones_and_repeats_give_intervals() {
         let mut s = Scenario::default();
         s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=5us".into()]).unwrap();
