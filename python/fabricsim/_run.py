@@ -73,7 +73,8 @@ def run(scenario: ScenarioLike = None, *, series: Optional[str] = None, progress
     (``end_ns`` None for a run that goes on until its work is done), or a tqdm bar.
     """
     s = as_scenario(scenario)
-    report, text, rows, per_rank = s._call(_native.run, s.to_toml(), s.base_dir, series, run_callback(progress))
+    args = (s.to_toml(), s.base_dir, series, run_callback(progress))
+    report, text, rows, per_rank = _with_key(lambda: _native.run(*args), {**s.to_dict(), "series": series})
     return RunResult(json.loads(report), text, json.loads(rows)["rows"] if rows else None, json.loads(per_rank) if per_rank else None)
 
 

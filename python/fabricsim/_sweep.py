@@ -94,7 +94,8 @@ def sweep(
             raise ScenarioError("sizes", "is empty", sizes)
         s.check()
         with _executor(executor, jobs) as ex:
-            out = s._call(_gather, ex, [(_size_task, (toml, base, str(b))) for b in sizes], progress)
+            size_tasks = [(_size_task, (toml, base, str(b))) for b in sizes]
+            out = _with_key(lambda: _gather(ex, size_tasks, progress), {**s.to_dict(), "sizes": sizes})
         return _frames.frame([json.loads(p) for p in out], _frames.SIZE_COLUMNS)
     assert loads is not None
     if seeds < 1:

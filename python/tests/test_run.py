@@ -17,8 +17,8 @@ from fabricsim._frames import LATENCY_COLUMNS, PER_RANK_COLUMNS, PORT_COLUMNS, S
 
 from conftest import WALL, without
 
-# The default 8x8x8 torus at 40% for 60 us: a second or so, some millions of events.
-BIG: Dict[str, Any] = {"sim": {"duration": "60us"}}
+# The default 8x8x8 torus at 40% for 80 us: a second or so, some millions of events.
+BIG: Dict[str, Any] = {"sim": {"duration": "80us"}}
 
 CASES = {
     "uniform": {"topology": {"shape": [4, 4]}, "sim": {"duration": "2us"}},
@@ -116,6 +116,9 @@ def test_frames_have_the_documented_columns_and_dtypes() -> None:
     assert series.t_ns.min() == 0 and (series.t_ns.diff().dropna() >= 0).all()
     assert _dtypes(r.per_rank) == PER_RANK_COLUMNS and r.per_rank.empty
     assert fabricsim.run(CASES["uniform"]).series is None
+    with pytest.raises(fabricsim.ScenarioError) as e:
+        fabricsim.run(CASES["uniform"], series="often")
+    assert e.value.key == "series" and e.value.value == "often"
     assert "ports" not in r.summary and r.summary["nodes"] == 16
 
 

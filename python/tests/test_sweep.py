@@ -15,7 +15,7 @@ import fabricsim
 from fabricsim import Scenario, ScenarioError
 from fabricsim._frames import COLLECTIVE_COLUMNS, SIZE_COLUMNS, SWEEP_COLUMNS
 
-from conftest import WALL, without
+from conftest import ROOT, WALL, without
 
 SMALL: Dict[str, Any] = {"topology": {"shape": [4, 4]}, "sim": {"duration": "2us"}}
 LOADS = ["0.1:0.5:0.2", 0.9]
@@ -146,3 +146,19 @@ def test_an_error_in_a_worker_process_is_the_same_scenario_error() -> None:
             fabricsim.sweep(THROUGHPUT, loads=[0.1], executor=ex)
     assert e.value.key == "workload.type" and "no offered load" in e.value.expected
     assert e.value.value == "throughput"
+
+
+def test_background_and_program_points_equal_the_cli(tmp_path: Path, cli: Any) -> None:
+    loaded = {"topology": {"shape": [4, 4]}, "sim": {"duration": "2us"}, "workload": {"load": 0.3}}
+    f = tmp_path / "s.toml"
+    f.write_text(Scenario(loaded).to_toml())
+    want = json.loads(cli("collective", str(f), "--op", "barrier", "--background", "--json", "-"))
+    with cf.ThreadPoolExecutor(2) as ex:
+        df = fabricsim.collective(loaded, "barrier", background=True, executor=ex)
+        quiet = fabricsim.collective(loaded, "barrier", executor=ex)
+    assert list(df.time_ns) == [w["time_ns"] for w in want]
+    assert (df.time_ns >= quiet.time_ns).all() and (df.events > quiet.events).all()
+    program = ROOT / "docs" / "collectives" / "example-program.txt"
+    want = json.loads(cli("collective", "--program", str(program), "--json", "-"))
+    df = fabricsim.collective(None, program=str(program), executor=Inline())
+    assert list(df.time_ns) == [w["time_ns"] for w in want] and list(df.op) == ["program"]
