@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 import time
 from pathlib import Path
 from typing import Any, Dict, List
@@ -40,7 +41,18 @@ def test_results_equal_the_cli_json(case: str, tmp_path: Path, cli: Any) -> None
     assert got.report["nodes"] > 0 and got.report["ports"]
 
 
-def test_the_gil_is_released_while_simulating() -> None:
+def _whole(scenario: Dict[str, Any]) -> None:
+    fabricsim.run(scenario)
+
+
+def _stepped(scenario: Dict[str, Any]) -> None:
+    sim = fabricsim.Simulation(scenario)
+    sim.run_until("60us")
+    sim.finish()
+
+
+@pytest.mark.parametrize("how", [_whole, _stepped])
+def test_the_gil_is_released_while_simulating(how: Any) -> None:
     ticks: List[float] = []
     done = threading.Event()
 
@@ -53,7 +65,7 @@ def test_the_gil_is_released_while_simulating() -> None:
     t.start()
     start = time.monotonic()
     try:
-        fabricsim.run(BIG)
+        how(BIG)
     finally:
         end = time.monotonic()
         done.set()
@@ -184,3 +196,11 @@ def test_presets_and_default() -> None:
     assert "tofud" in p and "bgq" in p
     assert "[topology]" in fabricsim.default_toml()
     assert fabricsim.preset_toml("bgq").strip()
+
+
+def test_a_simulation_steps_from_any_thread() -> None:
+    sim = fabricsim.Simulation(CASES["uniform"])
+    with ThreadPoolExecutor(1) as ex:
+        assert ex.submit(sim.run_until, "1us").result() is False
+    assert 0 < sim.now_ns <= 1000
+    assert without(sim.finish().report, WALL) == without(fabricsim.run(CASES["uniform"]).report, WALL)
