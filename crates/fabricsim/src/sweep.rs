@@ -118,15 +118,25 @@ pub struct SeedRun {
     /// Payload the load should carry, as a fraction of the injection bandwidth (see
     /// [`SweepPoint::expected_fraction`]).
     pub expected: f64,
+    /// Payload delivered in the window, as a fraction of the injection bandwidth.
     pub accepted: f64,
+    /// Message latency: mean, percentiles and maximum, ns.
     pub latency_mean_ns: f64,
+    /// Median.
     pub latency_p50_ns: f64,
+    /// 90th percentile.
     pub latency_p90_ns: f64,
+    /// 99th percentile.
     pub latency_p99_ns: f64,
+    /// 99.9th percentile.
     pub latency_p999_ns: f64,
+    /// Largest.
     pub latency_max_ns: f64,
+    /// Whether every measured message arrived before the drain time ran out.
     pub drained: bool,
+    /// Not drained, accepting less than the load carries, or refused by full NIC queues.
     pub saturated: bool,
+    /// Seconds the run took on this machine.
     pub wall_seconds: f64,
 }
 
