@@ -30,6 +30,10 @@ pub struct CollectivePoint {
     pub rank_done_min_ns: f64,
     pub rank_done_median_ns: f64,
     pub rank_done_max_ns: f64,
+    /// When each rank finished, in rank order (left out of the JSON, which gives the summary
+    /// above; the Python package's `per_rank` frame shows it).
+    #[serde(skip)]
+    pub rank_done_ns: Vec<f64>,
     /// `bytes / time`.
     pub algbw_gb_per_s: f64,
     /// Algorithm bandwidth times the operation's bus factor (`None` for a barrier).
@@ -345,6 +349,7 @@ fn point<W: Workload, O: Observer>(
         return Err(ConfigError::new("sim.max_time", format!("{} was reached before the program finished", s.max_time)).into());
     }
     let mut done: Vec<Time> = w.done_at().iter().map(|&t| Time(t.ps().saturating_sub(from.ps()))).collect();
+    let rank_done_ns = done.iter().map(|t| t.as_ns_f64()).collect();
     done.sort_unstable();
     let time = done.last().copied().unwrap_or(Time::ZERO);
     let ns = |t: Time| t.as_ns_f64();
@@ -359,6 +364,7 @@ fn point<W: Workload, O: Observer>(
         rank_done_min_ns: done.first().map_or(0.0, |&t| ns(t)),
         rank_done_median_ns: done.get(done.len() / 2).map_or(0.0, |&t| ns(t)),
         rank_done_max_ns: ns(time),
+        rank_done_ns,
         algbw_gb_per_s: algbw,
         busbw_gb_per_s: None,
         messages,

@@ -2,7 +2,7 @@
 //!
 //! This crate is the facade: it reads a [`Scenario`] (TOML with typed units), checks it against
 //! the topology ([`Plan::new`]), runs it ([`Plan::run`]) and summarises the result as a
-//! serialisable [`RunReport`]. The CLI and (later) Python bindings are thin layers over it.
+//! serialisable [`RunReport`]. The CLI and the Python package (`python/`) are thin layers over it.
 //!
 //! ```
 //! use fabricsim::{Scenario, Plan};
@@ -44,6 +44,7 @@ pub mod ranges;
 pub mod report;
 pub mod scenario;
 pub mod series;
+pub mod stepping;
 pub mod sweep;
 mod tagged;
 pub mod type_keys;

@@ -309,19 +309,30 @@ impl Plan {
         }
         let graph = self.build_graph();
         let workload = self.build_workload(Some(&graph))?;
-        let closed = workload.is_closed();
         let mut sim = self.network(graph).observer(obs).build(workload)?;
         let outcome = sim.run(self.limits, progress)?;
-        if closed && !sim.workload().finished() {
+        let report = self.report_of(&sim, &outcome, started)?;
+        let t = read(sim.observer(), sim.graph());
+        Ok((report, t))
+    }
+
+    /// The report of a finished run `sim` of this plan's (non-job) workload that ended with
+    /// `outcome`, started on the wall clock at `started`; a closed workload that did not finish
+    /// is an error naming `sim.max_time`.
+    pub(crate) fn report_of<O: Observer>(
+        &self,
+        sim: &fabricsim_network::Simulation<AnyWorkload, O>,
+        outcome: &fabricsim_network::Outcome,
+        started: std::time::Instant,
+    ) -> Result<RunReport, Error> {
+        if sim.workload().is_closed() && !sim.workload().finished() {
             return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(
                 "sim.max_time",
                 format!("{} was reached before the workload finished", self.scenario.sim.max_time),
             ))));
         }
         let wall = started.elapsed().as_secs_f64();
-        let report = RunReport::new(self, sim.graph(), &sim.port_counters(), &outcome, sim.workload().report()).timed(wall);
-        let t = read(sim.observer(), sim.graph());
-        Ok((report, t))
+        Ok(RunReport::new(self, sim.graph(), &sim.port_counters(), outcome, sim.workload().report()).timed(wall))
     }
 
     pub fn run(&self) -> Result<RunReport, Error> {

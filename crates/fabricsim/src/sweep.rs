@@ -9,9 +9,9 @@ use crate::plan::Plan;
 use crate::scenario::Scenario;
 use crate::Error;
 use fabricsim_core::ConfigError;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct SweepPoint {
     pub offered_load: f64,
     /// Payload the offered load carries, as a fraction of the injection bandwidth of all nodes:
@@ -45,8 +45,10 @@ pub struct SweepReport {
     pub saturation_load: Option<f64>,
     /// Highest accepted throughput seen, as a fraction of injection bandwidth.
     pub saturation_throughput: f64,
-    /// The sweep's scenario (each point sets its load and seed), this build.
-    pub provenance: crate::report::Provenance,
+    /// The sweep's scenario (each point sets its load and seed), this build (`None`: a report
+    /// folded from points run elsewhere, which name their own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<crate::report::Provenance>,
 }
 
 /// How to sweep: runs per point (seeds `seed`, `seed + 1`, ...) and parallel jobs (0: every
@@ -123,14 +125,37 @@ pub(crate) fn run_all<T: Sync, R: Send>(items: &[T], jobs: usize, f: impl Fn(&T)
     Ok(pool.install(|| items.par_iter().map(&f).collect()))
 }
 
-/// One run of a sweep point: the report, and what the point judges it by.
-struct Run {
-    r: crate::RunReport,
-    expected: f64,
-    saturated: bool,
+/// One run of a sweep point (one load, one seed): what the point's statistics need of it. A
+/// sweep spread over processes (the Python package's executors) sends these back.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SeedRun {
+    /// Payload the load should carry, as a fraction of the injection bandwidth (see
+    /// [`SweepPoint::expected_fraction`]).
+    pub expected: f64,
+    /// Payload delivered in the window, as a fraction of the injection bandwidth.
+    pub accepted: f64,
+    /// Message latency: mean, percentiles and maximum, ns.
+    pub latency_mean_ns: f64,
+    /// Median.
+    pub latency_p50_ns: f64,
+    /// 90th percentile.
+    pub latency_p90_ns: f64,
+    /// 99th percentile.
+    pub latency_p99_ns: f64,
+    /// 99.9th percentile.
+    pub latency_p999_ns: f64,
+    /// Largest.
+    pub latency_max_ns: f64,
+    /// Whether every measured message arrived before the drain time ran out.
+    pub drained: bool,
+    /// Not drained, accepting less than the load carries, or refused by full NIC queues.
+    pub saturated: bool,
+    /// Seconds the run took on this machine.
+    pub wall_seconds: f64,
 }
 
-fn one_run(scenario: &Scenario, load: f64, seed: u64) -> Result<Run, Error> {
+/// Run `scenario` once at offered `load` with seed `seed`: one run of a sweep point.
+pub fn sweep_run(scenario: &Scenario, load: f64, seed: u64) -> Result<SeedRun, Error> {
     let mut s = scenario.clone();
     s.workload.set_load(load)?;
     s.sim.seed = seed;
@@ -145,7 +170,54 @@ fn one_run(scenario: &Scenario, load: f64, seed: u64) -> Result<Run, Error> {
     let tolerance = (3.0 / packets.max(1.0).sqrt()).max(0.05);
     // A source refused by its full NIC queue is back-pressured: saturated too.
     let saturated = !r.drained || acc < (1.0 - tolerance) * expected || r.workload.refused.unwrap_or(0) > 0;
-    Ok(Run { r, expected, saturated })
+    let l = &r.latency_ns;
+    Ok(SeedRun {
+        expected,
+        accepted: acc,
+        latency_mean_ns: l.mean,
+        latency_p50_ns: l.p50,
+        latency_p90_ns: l.p90,
+        latency_p99_ns: l.p99,
+        latency_p999_ns: l.p999,
+        latency_max_ns: l.max,
+        drained: r.drained,
+        saturated,
+        wall_seconds: r.wall_seconds,
+    })
+}
+
+/// The point at offered `load` from its runs (seeds in order; at least one).
+pub fn sweep_point(load: f64, runs: &[SeedRun]) -> SweepPoint {
+    let n = runs.len() as f64;
+    let mean = |f: &dyn Fn(&SeedRun) -> f64| runs.iter().map(f).sum::<f64>() / n;
+    let accepted: Vec<f64> = runs.iter().map(|x| x.accepted).collect();
+    let latency: Vec<f64> = runs.iter().map(|x| x.latency_mean_ns).collect();
+    SweepPoint {
+        offered_load: load,
+        expected_fraction: runs.first().map_or(0.0, |r| r.expected),
+        accepted_fraction: mean(&|x| x.accepted),
+        latency_mean_ns: mean(&|x| x.latency_mean_ns),
+        latency_p50_ns: mean(&|x| x.latency_p50_ns),
+        latency_p90_ns: mean(&|x| x.latency_p90_ns),
+        latency_p99_ns: mean(&|x| x.latency_p99_ns),
+        latency_p999_ns: mean(&|x| x.latency_p999_ns),
+        latency_max_ns: runs.iter().map(|x| x.latency_max_ns).fold(0.0, f64::max),
+        runs: runs.len() as u32,
+        accepted_fraction_ci95: ci95(&accepted),
+        latency_mean_ci95_ns: ci95(&latency),
+        drained: runs.iter().all(|x| x.drained),
+        saturated: runs.iter().any(|x| x.saturated),
+        wall_seconds: runs.iter().map(|x| x.wall_seconds).sum(),
+    }
+}
+
+impl SweepReport {
+    /// The report of `points` (in load order): where saturation starts and the peak accepted.
+    pub fn of(points: Vec<SweepPoint>) -> SweepReport {
+        let saturation_load = points.iter().find(|p| p.saturated).map(|p| p.offered_load);
+        let saturation_throughput = points.iter().map(|p| p.accepted_fraction).fold(0.0, f64::max);
+        SweepReport { points, saturation_load, saturation_throughput, provenance: None }
+    }
 }
 
 /// Run `scenario` at each load, `opts.seeds` times each; `each` is called after every point
@@ -159,36 +231,16 @@ pub fn sweep(scenario: &Scenario, loads: &[f64], opts: SweepOptions, each: impl 
     }
     let base = scenario.sim.seed;
     let points = run_all(loads, opts.jobs, |&load| -> Result<SweepPoint, Error> {
-        let runs = (0..opts.seeds as u64).map(|i| one_run(scenario, load, base.wrapping_add(i))).collect::<Result<Vec<Run>, Error>>()?;
-        let n = runs.len() as f64;
-        let mean = |f: &dyn Fn(&Run) -> f64| runs.iter().map(f).sum::<f64>() / n;
-        let accepted: Vec<f64> = runs.iter().map(|x| x.r.accepted_throughput.fraction_of_injection).collect();
-        let latency: Vec<f64> = runs.iter().map(|x| x.r.latency_ns.mean).collect();
-        let p = SweepPoint {
-            offered_load: load,
-            expected_fraction: runs[0].expected,
-            accepted_fraction: mean(&|x| x.r.accepted_throughput.fraction_of_injection),
-            latency_mean_ns: mean(&|x| x.r.latency_ns.mean),
-            latency_p50_ns: mean(&|x| x.r.latency_ns.p50),
-            latency_p90_ns: mean(&|x| x.r.latency_ns.p90),
-            latency_p99_ns: mean(&|x| x.r.latency_ns.p99),
-            latency_p999_ns: mean(&|x| x.r.latency_ns.p999),
-            latency_max_ns: runs.iter().map(|x| x.r.latency_ns.max).fold(0.0, f64::max),
-            runs: opts.seeds,
-            accepted_fraction_ci95: ci95(&accepted),
-            latency_mean_ci95_ns: ci95(&latency),
-            drained: runs.iter().all(|x| x.r.drained),
-            saturated: runs.iter().any(|x| x.saturated),
-            wall_seconds: runs.iter().map(|x| x.r.wall_seconds).sum(),
-        };
+        let runs = (0..opts.seeds as u64).map(|i| sweep_run(scenario, load, base.wrapping_add(i))).collect::<Result<Vec<SeedRun>, Error>>()?;
+        let p = sweep_point(load, &runs);
         each(&p);
         Ok(p)
     })?
     .into_iter()
     .collect::<Result<Vec<_>, Error>>()?;
-    let saturation_load = points.iter().find(|p| p.saturated).map(|p| p.offered_load);
-    let saturation_throughput = points.iter().map(|p| p.accepted_fraction).fold(0.0, f64::max);
-    Ok(SweepReport { points, saturation_load, saturation_throughput, provenance: crate::report::Provenance::of(scenario) })
+    let mut report = SweepReport::of(points);
+    report.provenance = Some(crate::report::Provenance::of(scenario));
+    Ok(report)
 }
 
 /// One point of a message-size sweep.
@@ -215,22 +267,26 @@ pub fn sweep_sizes(
         return Err(ConfigError::new("--sizes", "is empty").into());
     }
     run_all(sizes, jobs, |&b| -> Result<SizePoint, Error> {
-        let mut s = scenario.clone();
-        s.workload.set_message_size(b)?;
-        let plan = Plan::new(&s)?;
-        let r = plan.run()?;
-        let p = SizePoint {
-            message_bytes: b.get(),
-            throughput_gb_per_s: r.workload.throughput_gb_per_s,
-            one_way_latency_ns: r.workload.one_way_latency_ns,
-            completion_ns: r.workload.completion_ns,
-            provenance: r.provenance.clone(),
-        };
+        let p = size_point(scenario, b)?;
         each(&p);
         Ok(p)
     })?
     .into_iter()
     .collect()
+}
+
+/// Run `scenario`'s benchmark once with message size `size`: one point of a size sweep.
+pub fn size_point(scenario: &Scenario, size: fabricsim_core::Bytes) -> Result<SizePoint, Error> {
+    let mut s = scenario.clone();
+    s.workload.set_message_size(size)?;
+    let r = Plan::new(&s)?.run()?;
+    Ok(SizePoint {
+        message_bytes: size.get(),
+        throughput_gb_per_s: r.workload.throughput_gb_per_s,
+        one_way_latency_ns: r.workload.one_way_latency_ns,
+        completion_ns: r.workload.completion_ns,
+        provenance: r.provenance.clone(),
+    })
 }
 
 /// Size-sweep points as CSV.
@@ -283,6 +339,17 @@ mod tests {
             let e = parse_loads(&[bad.into()]).unwrap_err().to_string();
             assert!(e.starts_with("--loads"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn points_folded_from_separate_runs_equal_the_sweep() {
+        let mut s = Scenario::default();
+        s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=2us".into()]).unwrap();
+        let rep = sweep(&s, &[0.2, 0.6], SweepOptions { seeds: 2, jobs: 1 }, |_| {}).unwrap();
+        // As the Python package does it: each run on its own (in any process), then folded.
+        let points = [0.2, 0.6].map(|load| sweep_point(load, &(1..=2).map(|seed| sweep_run(&s, load, seed).unwrap()).collect::<Vec<_>>()));
+        let folded = SweepReport::of(points.to_vec());
+        assert_eq!(serde_json::to_string(&folded).unwrap(), serde_json::to_string(&rep).unwrap());
     }
 
     #[test]

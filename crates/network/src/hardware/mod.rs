@@ -43,7 +43,7 @@ use fabricsim_topology::{FatTree, PortGraph};
 use std::any::Any;
 
 /// A piece of in-network collective hardware.
-pub(crate) trait Unit: Any {
+pub(crate) trait Unit: Any + Send {
     /// Whether it runs collectives of `kind` (the first unit in the list that does gets them).
     fn runs(&self, kind: HwKind) -> bool;
     /// Make group `g`, whose members run on `nodes` (checked: ranks of the job, none twice).
