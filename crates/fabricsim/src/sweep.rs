@@ -348,7 +348,9 @@ mod tests {
         let rep = sweep(&s, &[0.2, 0.6], SweepOptions { seeds: 2, jobs: 1 }, |_| {}).unwrap();
         // As the Python package does it: each run on its own (in any process), then folded.
         let points = [0.2, 0.6].map(|load| sweep_point(load, &(1..=2).map(|seed| sweep_run(&s, load, seed).unwrap()).collect::<Vec<_>>()));
-        let folded = SweepReport::of(points.to_vec());
+        let mut folded = SweepReport::of(points.to_vec());
+        assert!(folded.provenance.is_none() && rep.provenance.is_some(), "only the sweep knows its scenario");
+        folded.provenance = rep.provenance.clone();
         assert_eq!(serde_json::to_string(&folded).unwrap(), serde_json::to_string(&rep).unwrap());
     }
 
