@@ -80,13 +80,13 @@ impl<O: Observer> Core<O> {
     pub(crate) fn take_done(&mut self) -> Vec<(u32, u64)> {
         let mut done = Vec::new();
         for u in &mut self.hardware.units {
-            u.take_done(&mut done);
+            done.append(u.done());
         }
         done
     }
 
     /// Whether the end of the instant must run the phase again.
-    pub(crate) fn hardware_ends_more(&self) -> bool {
-        self.hardware.units.iter().any(|u| u.ends_more())
+    pub(crate) fn hardware_ends_more(&mut self) -> bool {
+        self.hardware.units.iter_mut().any(|u| u.ends_more())
     }
 }

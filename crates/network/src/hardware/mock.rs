@@ -77,7 +77,6 @@ impl Context for MockContext {
 /// (time, rank, tag).
 pub(crate) fn drive(unit: &mut dyn Unit, cx: &mut MockContext, latency: u64) -> Vec<(u64, u32, u64)> {
     let mut done = Vec::new();
-    let mut ended = Vec::new();
     let mut in_flight: Vec<(u64, u64, (u64, u32, u64))> = Vec::new();
     let mut order = 0;
     loop {
@@ -95,8 +94,7 @@ pub(crate) fn drive(unit: &mut dyn Unit, cx: &mut MockContext, latency: u64) -> 
                 in_flight.push((cx.now + latency, order, (s.tag, s.dst, s.payload as u64)));
                 order += 1;
             }
-            unit.take_done(&mut ended);
-            done.extend(ended.drain(..).map(|(r, t)| (cx.now, r, t)));
+            done.extend(unit.done().drain(..).map(|(r, t)| (cx.now, r, t)));
         }
         // The next instant: the earliest delivery or event.
         let next_msg = in_flight.iter().map(|&(t, o, _)| (t, o)).min();

@@ -43,7 +43,7 @@ use fabricsim_topology::{FatTree, PortGraph};
 use std::any::Any;
 
 /// A piece of in-network collective hardware.
-pub(crate) trait Unit: Any + Send {
+pub(crate) trait Unit: AsAny + Send {
     /// Whether it runs collectives of `kind` (the first unit in the list that does gets them).
     fn runs(&self, kind: HwKind) -> bool;
     /// Make group `g`, whose members run on `nodes` (checked: ranks of the job, none twice).
@@ -64,14 +64,27 @@ pub(crate) trait Unit: Any + Send {
     fn phase_due(&self) -> bool;
     /// The end of the instant: what it gathered during the instant, in an order of its own.
     fn phase(&mut self, cx: &mut dyn Context);
-    /// Move the members whose collective ended, as (rank, tag), into `into`.
-    fn take_done(&mut self, into: &mut Vec<(u32, u64)>);
-    /// Whether the instant's end must run the phase again for it (it ended collectives, or
-    /// gathered work in the phase).
-    fn ends_more(&self) -> bool;
+    /// The members whose collective ended this instant and have not been handed over yet, as
+    /// (rank, tag).
+    fn done(&mut self) -> &mut Vec<(u32, u64)>;
+    /// Whether the instant's end must run the phase again for it: it ended collectives (or,
+    /// for a unit that overrides this, it gathered work in the phase).
+    fn ends_more(&mut self) -> bool {
+        !self.done().is_empty()
+    }
     /// The message ops (`crate::packet`) of what it sends.
     fn ops(&self) -> &'static [u8];
+}
+
+/// Any unit as `Any`, for the reports that read one unit's state ([`Hardware::get`]).
+pub(crate) trait AsAny: Any {
     fn as_any(&self) -> &dyn Any;
+}
+
+impl<T: Any> AsAny for T {
+    fn as_any(&self) -> &dyn Any {
+        self
+    }
 }
 
 /// No unit for a message op.
@@ -134,7 +147,7 @@ impl Hardware {
 
     /// The unit of type `U`, if the network has one.
     pub(crate) fn get<U: Unit>(&self) -> Option<&U> {
-        self.units.iter().find_map(|u| u.as_any().downcast_ref::<U>())
+        self.units.iter().find_map(|u| AsAny::as_any(&**u).downcast_ref::<U>())
     }
 }
 

@@ -485,16 +485,10 @@ impl Unit for ClassRoutes {
     fn phase(&mut self, cx: &mut dyn Context) {
         self.flush_class_sends(cx);
     }
-    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
-        into.append(&mut self.done);
-    }
-    fn ends_more(&self) -> bool {
-        !self.done.is_empty()
+    fn done(&mut self) -> &mut Vec<(u32, u64)> {
+        &mut self.done
     }
     fn ops(&self) -> &'static [u8] {
         &[crate::packet::CLASS_CHUNK]
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }

@@ -389,17 +389,14 @@ impl Unit for GateUnit {
     fn phase(&mut self, cx: &mut dyn Context) {
         self.serve(cx);
     }
-    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
-        into.append(&mut self.done);
+    fn done(&mut self) -> &mut Vec<(u32, u64)> {
+        &mut self.done
     }
-    fn ends_more(&self) -> bool {
+    fn ends_more(&mut self) -> bool {
         self.has_work()
     }
     fn ops(&self) -> &'static [u8] {
         &[crate::packet::GATE_SIGNAL]
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 

@@ -518,17 +518,11 @@ impl Unit for SwitchBarrier {
     fn phase(&mut self, cx: &mut dyn Context) {
         self.barrier_phase(cx);
     }
-    fn take_done(&mut self, into: &mut Vec<(u32, u64)>) {
-        into.append(&mut self.done);
-    }
-    fn ends_more(&self) -> bool {
-        !self.done.is_empty()
+    fn done(&mut self) -> &mut Vec<(u32, u64)> {
+        &mut self.done
     }
     fn ops(&self) -> &'static [u8] {
         &[SWITCH_BARRIER]
-    }
-    fn as_any(&self) -> &dyn std::any::Any {
-        self
     }
 }
 
