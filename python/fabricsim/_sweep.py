@@ -158,8 +158,9 @@ def collective(
         raise ScenarioError("op", "give a collective (e.g. 'allreduce') or a program", op)
     else:
         names = [algorithms] if isinstance(algorithms, str) else list(algorithms)
-        algs = s._call(_native.collective_algorithms, toml, op, names, base)
-        points = [{"type": "collective", "op": op, "algorithm": a, "size": b, **place} for b in sizes for a in algs]
+        probe = _native.json_to_toml(json.dumps({"workload": {"type": "collective", "op": op, "size": sizes[0], **place}}))
+        chosen = s._call(_native.collective_algorithms, toml, probe, names, [str(b) for b in sizes], base)
+        points = [{"type": "collective", "op": op, "algorithm": a, "size": sizes[i], **place} for i, a in chosen]
     tasks = [(_collective_task, (toml, base, _native.json_to_toml(json.dumps({"workload": w})), False)) for w in points]
     with _executor(executor, jobs) as ex:
         out = s._call(_gather, ex, tasks, progress)

@@ -6,6 +6,7 @@ use crate::errors::{guard, PyResultExt};
 use crate::{json, scenario};
 use fabricsim::collective::{self, CollectivePoint};
 use fabricsim::sweep::{self, SeedRun, SweepPoint, SweepReport};
+use fabricsim::workloads::WorkloadSpec;
 use fabricsim::{Bytes, ConfigError, Error, Plan, Scenario};
 use pyo3::prelude::*;
 
@@ -63,15 +64,29 @@ fn size_point(py: Python<'_>, text: &str, size: &str, base_dir: Option<&str>) ->
     .py()
 }
 
-/// The algorithms a comparison of collective `op` runs on the scenario's network: those named
-/// (`all` or none: every one that applies).
+/// The points a comparison runs on the scenario's network at `sizes`: the algorithms named for
+/// collective workload `workload` (a TOML `[workload]` table of type `collective`: its operation
+/// and placement; `all` or none: every one that applies at each size, as `fabricsim collective`
+/// chooses), as (index of the size in `sizes`, algorithm), sizes outermost.
 #[pyfunction]
-#[pyo3(signature = (text, op, algorithms, base_dir=None))]
-fn collective_algorithms(text: &str, op: &str, algorithms: Vec<String>, base_dir: Option<&str>) -> PyResult<Vec<String>> {
+#[pyo3(signature = (text, workload, algorithms, sizes, base_dir=None))]
+fn collective_algorithms(
+    text: &str,
+    workload: &str,
+    algorithms: Vec<String>,
+    sizes: Vec<String>,
+    base_dir: Option<&str>,
+) -> PyResult<Vec<(usize, String)>> {
     guard(|| {
-        let plan = Plan::new(&scenario(text, base_dir)?)?;
-        let c = collective::parse_op(op).map_err(|e| rename(e, "--op", "op"))?;
-        collective::parse_algorithms(&plan, c, &algorithms).map_err(|e| rename(e, "--algorithm", "algorithms"))
+        let base = scenario(text, base_dir)?;
+        let probe = Scenario::from_toml_str(workload).map_err(|e| rename(e, "workload.op", "op"))?;
+        let WorkloadSpec::Collective(spec) = probe.workload else {
+            return Err(ConfigError::new("op", "give a collective").into());
+        };
+        let bytes = sizes.iter().map(|z| Bytes::parse(z).map_err(|m| ConfigError::new("sizes", m))).collect::<Result<Vec<_>, _>>()?;
+        let chosen =
+            collective::select(&base, &spec, &algorithms, &bytes).map_err(|e| rename(rename(e, "--algorithm", "algorithms"), "--op", "op"))?;
+        Ok(chosen.points.into_iter().map(|(b, a)| (bytes.iter().position(|&x| x == b).unwrap_or(0), a)).collect())
     })
     .py()
 }
