@@ -250,7 +250,23 @@ fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
     Ok(())
 }
 
+/// A reader that closes early (`fabricsim info | head`) ends the command quietly, as other
+/// command-line tools do, instead of with a panic message: printing to a closed standard output
+/// fails, and that failure is the only one this hook keeps quiet.
+fn quiet_broken_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let payload = info.payload();
+        let msg = payload.downcast_ref::<String>().map(String::as_str).or_else(|| payload.downcast_ref::<&str>().copied()).unwrap_or("");
+        if msg.starts_with("failed printing to stdout") && msg.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_broken_pipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -73,3 +73,19 @@ fn default_lists_the_type_keys_and_set_arrays_take_bare_words() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("axes = [\"X\", \"Y\", \"Z\"]") && out.contains("order = [\"Z\", \"Y\", \"X\"]"), "{out}");
 }
+
+#[test]
+fn a_reader_that_closed_early_ends_the_command_quietly() {
+    // As `fabricsim info | head` does once `head` has its lines: the pipe's read end is closed
+    // before the command writes anything, so its first write fails.
+    let (reader, writer) = std::io::pipe().expect("a pipe");
+    drop(reader);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_fabricsim"))
+        .args(["info", "--set", "topology.shape=[4,4]"])
+        .stdout(writer)
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+}
