@@ -166,11 +166,7 @@ impl<O: Observer> Core<O> {
         // `choose` over the VCs as candidates of one output, none of them a bubble hop, all of
         // them safe to wait for, specialised: the engine's own state scores them all alike, so
         // what counts is room (then, by credit, the most), from a start rotating with the id.
-        let start = match self.p.selection {
-            Selection::First => 0,
-            Selection::Credit => (id as u32).wrapping_add((id >> 32) as u32) % n,
-            Selection::Random => (fabricsim_core::rng::mix(id) % n as u64) as u32,
-        };
+        let start = rotation_start(self.p.selection, id, 0, n);
         let by_credit = self.p.selection == Selection::Credit;
         let mut best: Option<(u32, u8)> = None;
         let mut i = start;
@@ -199,13 +195,7 @@ impl<O: Observer> Core<O> {
             return (self.fabric.cands.as_slice()[0], true);
         }
         let now = self.queue.now().ps();
-        // Where the search starts: rotating with the packet's id (equivalent outputs share the
-        // load), or a hash of the id and router for random selection.
-        let start = match self.p.selection {
-            Selection::First => 0,
-            Selection::Credit => ((id as u32).wrapping_add((id >> 32) as u32) as u64 % n as u64) as usize,
-            Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as usize,
-        };
+        let start = rotation_start(self.p.selection, id, router, n as u32) as usize;
         let (selection, slot) = (self.p.selection, self.fabric.slots);
         let mut best = (0u8, 0u32, self.fabric.cands.as_slice()[start], false);
         let mut i = start;
@@ -562,4 +552,16 @@ fn count_hop<O: Observer>(obs: &mut O, o: &mut OutPort, stall: &mut Stall, out: 
         obs.on_credit_stall(PortId(out), Time(stall.since), Time(now));
     }
     obs.on_hop(PortId(out), Time(now), Time(finish), size);
+}
+
+/// Where a search over `n` candidates at `router` starts for the packet with id `id`: rotating
+/// with the id (equivalent outputs share the load), a hash of the id and router for random
+/// selection, or the first.
+#[inline(always)]
+fn rotation_start(selection: Selection, id: u64, router: u32, n: u32) -> u32 {
+    match selection {
+        Selection::First => 0,
+        Selection::Credit => (id as u32).wrapping_add((id >> 32) as u32) % n,
+        Selection::Random => (fabricsim_core::rng::mix(id ^ (router as u64) << 40) % n as u64) as u32,
+    }
 }
