@@ -35,7 +35,7 @@ trap 'rm -f "$map"' EXIT
     for load in 0.1 0.3 0.6; do
       for root in hlse random fixed; do
         for seed in 1 2 3 4 5; do
-          "$fs" collective "$scenario" --set workload.type=$pattern --set workload.load=$load --set multicast.root=$root \
+          "$fs" collective "$scenario" --set workload.type=$pattern --set workload.load=$load --set hardware.multicast.root=$root \
             --set sim.seed=$seed --background --op broadcast --algorithm hardware --sizes 8B,1KiB --json - 2>/dev/null |
             sed -n '/^\[/,$p' | python3 -c "$rows" | sed "s/^/$pattern,$load,$root,$seed,/"
         done

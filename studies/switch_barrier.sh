@@ -46,8 +46,8 @@ trap 'rm -f "$map"' EXIT
 {
   echo "drop,$header"
   for drop in 0 0.001 0.01 0.05; do
-    "$fs" collective "$scenario" --set switch_barrier.drop=$drop --set switch_barrier.retry_timeout=2us \
-      --set switch_barrier.urge_timeout=5us --op barrier --algorithm hardware --json - 2>/dev/null |
+    "$fs" collective "$scenario" --set hardware.barrier.drop=$drop --set hardware.barrier.retry_timeout=2us \
+      --set hardware.barrier.urge_timeout=5us --op barrier --algorithm hardware --json - 2>/dev/null |
       sed -n '/^\[/,$p' | python3 -c "$rows" | sed "s/^/$drop,/"
   done
 } > "$out/switch-barrier-loss.csv"

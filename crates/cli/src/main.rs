@@ -196,6 +196,9 @@ fn load(path: &Option<PathBuf>, set: &[String]) -> Result<Scenario, Error> {
         None => Scenario::default(),
     };
     s.apply_overrides(set)?;
+    for note in s.notes() {
+        eprintln!("note: {note}");
+    }
     if path.is_none() && s.name.is_none() {
         s.name = Some(if s.machine.preset.is_some() || !set.is_empty() {
             "default scenario with overrides".into()

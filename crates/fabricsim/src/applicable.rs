@@ -65,23 +65,23 @@ pub fn applies(plan: &Plan, c: Collective, algorithm: &str, size: u64) -> Result
 pub fn hardware(plan: &Plan, c: Collective, ranks: u32, size: u64) -> Result<(), String> {
     use Collective::*;
     let p = &plan.params;
-    if let Some(cr) = &p.class_routes {
+    if let Some(cr) = p.hardware.class_routes() {
         return match c {
             Barrier | Allreduce | Broadcast => Ok(()),
             Allgather if ranks <= cr.routes => Ok(()),
             Allgather => Err(format!(
-                "an allgather by class routes takes one route per rank, and a node takes part in at most {} (class_routes.routes), not {ranks}",
+                "an allgather by class routes takes one route per rank, and a node takes part in at most {} (hardware.routes), not {ranks}",
                 cr.routes
             )),
             _ => Err(format!("the class routes do barriers, allreduces, broadcasts and allgathers, not {}", a_name(c))),
         };
     }
-    if p.switch_barrier.is_some() || p.multicast.is_some() {
+    if p.hardware.switch_barrier().is_some() || p.hardware.multicast().is_some() {
         return match c {
-            Barrier if p.switch_barrier.is_some() => Ok(()),
-            Broadcast | Allgather if p.multicast.is_some() => Ok(()),
+            Barrier if p.hardware.switch_barrier().is_some() => Ok(()),
+            Broadcast | Allgather if p.hardware.multicast().is_some() => Ok(()),
             _ => {
-                let has = match (p.switch_barrier.is_some(), p.multicast.is_some()) {
+                let has = match (p.hardware.switch_barrier().is_some(), p.hardware.multicast().is_some()) {
                     (true, true) => "barriers, broadcasts and allgathers",
                     (true, false) => "barriers",
                     _ => "broadcasts and allgathers",
@@ -90,11 +90,11 @@ pub fn hardware(plan: &Plan, c: Collective, ranks: u32, size: u64) -> Result<(),
             }
         };
     }
-    if let Some(g) = &p.gates {
+    if let Some(g) = p.hardware.gates() {
         return match c {
             Barrier => Ok(()),
             Allreduce if g.algorithm == GateAlgorithm::Dissemination => {
-                Err("the barrier gates are wired by dissemination (barrier.algorithm), which can count a contribution twice: it cannot sum".into())
+                Err("the barrier gates are wired by dissemination (hardware.algorithm), which can count a contribution twice: it cannot sum".into())
             }
             Allreduce if size.div_ceil(8) <= g.float_elements as u64 => Ok(()),
             Allreduce => Err(format!(
@@ -120,8 +120,7 @@ fn a_name(c: Collective) -> String {
 
 /// Whether the network has any in-network collective hardware.
 pub fn has_hardware(plan: &Plan) -> bool {
-    let p = &plan.params;
-    p.class_routes.is_some() || p.switch_barrier.is_some() || p.multicast.is_some() || p.gates.is_some()
+    plan.params.hardware.any()
 }
 
 /// The points `algorithms` name for `c` at `sizes` on `plan`'s network and job (`plan`: the

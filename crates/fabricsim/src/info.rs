@@ -89,7 +89,7 @@ impl Plan {
 
     /// The network's in-network collective hardware, in words (`fabricsim info`).
     pub fn collective_hardware(&self) -> Option<String> {
-        if let Some(g) = &self.params.gates {
+        if let Some(g) = self.params.hardware.gates() {
             let per = if g.tnis == 1 { "TNI 0".to_string() } else { format!("each of {} TNIs", g.tnis) };
             return Some(format!(
                 "Tofu barrier gates: {} channels and {} gates on {per}, reductions of up to {} integer or {} floating-point elements",
@@ -97,18 +97,18 @@ impl Plan {
             ));
         }
         let mut dawning = Vec::new();
-        if let Some(b) = &self.params.switch_barrier {
+        if let Some(b) = self.params.hardware.switch_barrier() {
             let vc = if self.scenario.router.class_vcs > 0 { "on the dedicated class VC" } else { "on the unicast VCs" };
             dawning.push(format!("Dawning switch barrier: trees of switches on rail {}, {vc}, acks and resends up, urges down", b.rail));
         }
-        if let Some(m) = &self.params.multicast {
+        if let Some(m) = self.params.hardware.multicast() {
             let grb = if m.grb { "with" } else { "without" };
             dawning.push(format!("Dawning switch multicast on rail {}, {grb} the Global Resource Bulletin, root choice {}", m.rail, m.root.name()));
         }
         if !dawning.is_empty() {
             return Some(dawning.join("; "));
         }
-        self.params.class_routes.as_ref().map(|c| format!("Blue Gene/Q class routes: {} per node, up to {} inputs combined", c.routes, c.inputs))
+        self.params.hardware.class_routes().map(|c| format!("Blue Gene/Q class routes: {} per node, up to {} inputs combined", c.routes, c.inputs))
     }
 
     /// The report for a built plan (electrical/optical link counts when packaging is given).

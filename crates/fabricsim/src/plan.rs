@@ -3,7 +3,7 @@
 
 use crate::collective::CollectivePoint;
 use crate::report::RunReport;
-use crate::scenario::{RoutingSpec, Scenario, TopologySpec};
+use crate::scenario::{Scenario, TopologySpec};
 use crate::workloads::{BuildContext, Job};
 use crate::Error;
 use fabricsim_core::{Bytes, ConfigError, NodeId, Time};
@@ -59,27 +59,8 @@ impl Plan {
             (_, Some(e)) => e,
             (_, None) => 1,
         };
-        let rspec = match (&s.routing, &topology) {
-            (RoutingSpec::DimensionOrder(d), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::DimensionOrder { order: d.order.clone() },
-            (RoutingSpec::Adaptive(a), Topology::Torus(_)) => fabricsim_routing::RoutingSpec::Adaptive {
-                order: a.order.clone(),
-                escape: match a.escape {
-                    crate::scenario::Escape::Dateline => fabricsim_routing::adaptive::Escape::Dateline,
-                    crate::scenario::Escape::Bubble => fabricsim_routing::adaptive::Escape::Bubble,
-                },
-                zones: a.zones.iter().cloned().collect(),
-            },
-            (RoutingSpec::Adaptive(_), _) => return Err(ConfigError::new("routing.type", "'adaptive' needs a torus or mesh topology").into()),
-            (RoutingSpec::UpDown(u), Topology::FatTree(_)) => fabricsim_routing::RoutingSpec::FatTreeUpDown { up: u.up_port },
-            (RoutingSpec::DimensionOrder(_), _) => {
-                return Err(ConfigError::new("routing.type", "'dimension_order' needs a torus or mesh topology").into())
-            }
-            (RoutingSpec::UpDown(_), _) => return Err(ConfigError::new("routing.type", "'up_down' needs a fat_tree topology").into()),
-        };
-        let commit = matches!(&s.routing, RoutingSpec::Adaptive(a) if a.blocked == crate::scenario::Blocked::Escape);
-        let routing = Routing::build(&rspec, &topology, engines, s.router.vcs)?
+        let routing = Routing::build(&s.routing, &topology, engines, s.router.vcs)?
             .with_queues(s.router.queues)?
-            .committing(commit)
             .with_class_vcs(&topology, s.router.class_vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
@@ -92,13 +73,8 @@ impl Plan {
         }
         let direct = matches!(topology, Topology::Torus(_));
         let n = &s.nic;
-        for (field, v, ok) in [("nic.cmg", &n.cmg, ["near", "far"]), ("nic.source", &n.source, ["host", "gpu"])] {
-            if !ok.contains(&v.as_str()) {
-                return Err(ConfigError::new(field, format!("'{v}' is not one of {}", ok.join(", "))).into());
-            }
-        }
-        let far = n.cmg == "far";
-        let gpu = n.source == "gpu";
+        let far = n.cmg == crate::scenario::Cmg::Far;
+        let gpu = n.source == crate::scenario::DataSource::Gpu;
         let half_far = Time(n.far_cmg_penalty.ps() / 2);
         let tx_overhead = n.tx_overhead
             + if n.direct_descriptor { Time::ZERO } else { n.descriptor_fetch }
@@ -136,32 +112,10 @@ impl Plan {
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
-            gates: match (s.barrier.gate_params()?, s.class_routes.enabled) {
-                (Some(_), true) => {
-                    return Err(
-                        ConfigError::new("class_routes.enabled", "a network has Tofu barrier gates or Blue Gene/Q class routes, not both").into()
-                    )
-                }
-                (g, _) => g,
-            },
-            class_routes: match (&topology, s.class_routes.enabled) {
-                (_, false) => None,
-                (Topology::Torus(t), true) => Some(fabricsim_network::class_routes::ClassRouteParams {
-                    shape: t.shape().to_vec(),
-                    wrap: t.wrap().to_vec(),
-                    routes: s.class_routes.routes,
-                    inputs: s.class_routes.inputs,
-                    up_delay: s.class_routes.up_delay,
-                    down_delay: s.class_routes.down_delay,
-                    float_up_delay: s.class_routes.float_up_delay,
-                    float_down_delay: s.class_routes.float_down_delay,
-                }),
-                (_, true) => return Err(ConfigError::new("class_routes.enabled", "class routes are trees in a torus or mesh").into()),
-            },
-            switch_barrier: switch_barrier(s)?,
-            multicast: multicast(s)?,
+            hardware: s.hardware.clone(),
+            seed: s.sim.seed,
         };
-        params.validate()?;
+        fabricsim_network::check_parts(&routing, &params)?;
         let ports = match &topology {
             Topology::Torus(t) => t.net_ports() + engines,
             Topology::FatTree(f) => f.radix(),
@@ -399,68 +353,4 @@ fn floor(s: &Scenario, topology: &Topology) -> Result<Option<packaging::Floor>, 
         slack_m: p.cable_slack_m,
         folded: p.folded,
     }))
-}
-
-/// Scenario section `section` (Dawning's switch logic) needs a fat-tree, and `rail` one of its
-/// planes.
-fn switch_plane(s: &Scenario, section: &str, rail: u32) -> Result<(), ConfigError> {
-    let TopologySpec::FatTree(f) = &s.topology else {
-        return Err(ConfigError::new(format!("{section}.enabled"), "this is logic in the switches of a fat-tree"));
-    };
-    if rail >= f.rails {
-        return Err(ConfigError::new(format!("{section}.rail"), format!("{rail}: the network has {} rails", f.rails)));
-    }
-    Ok(())
-}
-
-/// The switch barrier's parameters (`[switch_barrier]`), on a fat-tree only.
-fn switch_barrier(s: &Scenario) -> Result<Option<Box<fabricsim_network::switch_barrier::SwitchBarrierParams>>, ConfigError> {
-    let b = &s.switch_barrier;
-    if !b.enabled {
-        return Ok(None);
-    }
-    switch_plane(s, "switch_barrier", b.rail)?;
-    if !(0.0..1.0).contains(&b.drop) {
-        return Err(ConfigError::new("switch_barrier.drop", format!("{}: a probability below 1", b.drop)));
-    }
-    let payload = u32::try_from(b.payload.0)
-        .ok()
-        .filter(|&p| p > 0 && p <= 1024)
-        .ok_or_else(|| ConfigError::new("switch_barrier.payload", format!("{}: 1 to 1024 bytes", b.payload.0)))?;
-    // On the dedicated barrier VC, a packet must fit its buffer.
-    if let (true, Some(buffer), Ok(format)) = (s.router.class_vcs > 0, s.router.class_buffer, packet_format(s)) {
-        if format.wire(payload) as u64 > buffer.get() {
-            return Err(ConfigError::new("switch_barrier.payload", format!("{payload}B: its packet does not fit the {buffer} class VC buffer")));
-        }
-    }
-    for (field, t) in [("switch_barrier.retry_timeout", b.retry_timeout), ("switch_barrier.urge_timeout", b.urge_timeout)] {
-        if t == Time::ZERO {
-            return Err(ConfigError::new(field, "must be above zero"));
-        }
-    }
-    Ok(Some(Box::new(fabricsim_network::switch_barrier::SwitchBarrierParams {
-        rail: b.rail,
-        delay: b.delay,
-        payload,
-        retry_timeout: b.retry_timeout,
-        urge_timeout: b.urge_timeout,
-        drop: b.drop,
-        seed: s.sim.seed,
-    })))
-}
-
-/// The switch multicast's parameters (`[multicast]`), on a fat-tree only.
-fn multicast(s: &Scenario) -> Result<Option<Box<fabricsim_network::multicast::MulticastParams>>, ConfigError> {
-    let m = &s.multicast;
-    if !m.enabled {
-        return Ok(None);
-    }
-    switch_plane(s, "multicast", m.rail)?;
-    Ok(Some(Box::new(fabricsim_network::multicast::MulticastParams {
-        rail: m.rail,
-        grb: m.grb,
-        root: m.root,
-        copy_delay: m.copy_delay,
-        seed: s.sim.seed,
-    })))
 }

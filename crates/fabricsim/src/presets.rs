@@ -39,7 +39,7 @@ pub fn apply(value: toml::Value) -> Result<toml::Value, Error> {
     // preset's type. Choosing another workload or routing type drops the preset's section;
     // another topology type keeps the keys that type takes too (a torus preset's shape and
     // links for a mesh, but not its wrap-around; only the links for a fat-tree).
-    for section in ["workload", "topology", "routing"] {
+    for section in ["workload", "topology", "routing", "hardware"] {
         let wanted = value.get(section).and_then(|w| w.get("type")).cloned();
         let preset_type = base.get(section).and_then(|w| w.get("type")).cloned();
         if wanted.is_none() || wanted == preset_type {

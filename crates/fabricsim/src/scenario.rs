@@ -1,7 +1,7 @@
 //! The scenario file: plain structs deserialised from TOML, every unknown key rejected with its
 //! path. Defaults are listed on each field.
 //!
-//! Sections whose `type` key chooses a component (`topology`, `routing`, `workload`) are enums
+//! Sections whose `type` key chooses a component (`topology`, `routing`, `hardware`, `workload`) are enums
 //! with one variant per type, each with its own fields: a key that the chosen type does not
 //! take is rejected by the parser. In the file such a section is written flat
 //! (`[workload] type = "pingpong"  src = [0, 0]`); [`Scenario::from_toml_str`] turns it into
@@ -12,7 +12,9 @@ pub use crate::workloads::WorkloadSpec;
 use crate::Error;
 use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
 pub use fabricsim_network::EngineChoice;
-pub use fabricsim_routing::Selection;
+pub use fabricsim_network::{DawningSwitchParams, DawningUnit, HardwareSpec};
+pub use fabricsim_routing::adaptive::Escape;
+pub use fabricsim_routing::{AdaptiveSpec, Blocked, DimensionOrderSpec, RoutingSpec, Selection, UpDownSpec};
 use serde::{Deserialize, Serialize};
 
 /// A whole scenario. Every section may be omitted.
@@ -29,6 +31,9 @@ pub struct Scenario {
     /// the current directory.
     #[serde(skip)]
     base_dir: Option<std::path::PathBuf>,
+    /// Deprecation notes from reading it (old section names), for the user to see.
+    #[serde(skip)]
+    notes: Vec<String>,
     /// A name for reports.
     pub name: Option<String>,
     pub machine: MachineSpec,
@@ -37,10 +42,10 @@ pub struct Scenario {
     pub nic: NicSpec,
     pub packet: PacketSpec,
     pub packaging: PackagingSpec,
-    pub barrier: BarrierSpec,
-    pub class_routes: ClassRoutesSpec,
-    pub switch_barrier: SwitchBarrierSpec,
-    pub multicast: MulticastSpec,
+    /// In-network collective hardware, chosen by `type` (see [`HardwareSpec`]); the old
+    /// `[barrier]`, `[class_routes]`, `[switch_barrier]` and `[multicast]` sections are read
+    /// as aliases of it (see `legacy_hardware.rs`).
+    pub hardware: HardwareSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -242,8 +247,8 @@ pub struct NicSpec {
     pub cache_injection: bool,
     /// Extra cost when both processes run on far NUMA domains (TofuD far CMG). Default 0.
     pub far_cmg_penalty: Time,
-    /// "near" (default) or "far": where initiator and target processes run.
-    pub cmg: String,
+    /// `"near"` (default) or `"far"`: where initiator and target processes run.
+    pub cmg: Cmg,
     /// Software cost of a message (posting and completion polling), charged once per message
     /// on the posting rank's core: a rank that posts several messages pays it for each, one
     /// after another. Default 0 (hardware-only figures).
@@ -257,8 +262,8 @@ pub struct NicSpec {
     pub memory_bandwidth: Option<Bandwidth>,
     /// Cache size below which messages do not touch main memory. Default 32MiB.
     pub cache_size: Bytes,
-    /// "host" (default) or "gpu": where sent data lives.
-    pub source: String,
+    /// `"host"` (default) or `"gpu"`: where sent data lives.
+    pub source: DataSource,
     /// Extra per-message sender cost when the source is GPU memory. Default 0.
     pub gpu_tx_overhead: Time,
     /// Per-packet GPU read cost, not overlapped with the next packet. Default 0.
@@ -287,19 +292,41 @@ impl Default for NicSpec {
             memory_write: Time::ZERO,
             cache_injection: false,
             far_cmg_penalty: Time::ZERO,
-            cmg: "near".into(),
+            cmg: Cmg::Near,
             software_overhead: Time::ZERO,
             poll_overhead: Time::ZERO,
             host_bandwidth: None,
             memory_bandwidth: None,
             cache_size: Bytes(32 * 1024 * 1024),
-            source: "host".into(),
+            source: DataSource::Host,
             gpu_tx_overhead: Time::ZERO,
             gpu_packet_overhead: Time::ZERO,
             queue_limit: 64,
             engine_choice: EngineChoice::RoundRobin,
         }
     }
+}
+
+/// `nic.cmg`: where the initiator and target processes of a message run, relative to the NIC.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Cmg {
+    /// Near the NIC: no extra cost.
+    #[default]
+    Near,
+    /// On far NUMA domains (TofuD's far CMG): `nic.far_cmg_penalty`, half at each end.
+    Far,
+}
+
+/// `nic.source`: where a message's data lives.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum DataSource {
+    /// Host memory.
+    #[default]
+    Host,
+    /// GPU memory: `nic.gpu_tx_overhead` per message and `nic.gpu_packet_overhead` per packet.
+    Gpu,
 }
 
 /// Packet format (see `fabricsim_network::PacketFormat`). Without `max_payload`, packets are
@@ -373,285 +400,6 @@ impl Default for PackagingSpec {
             cable_delay: Time::from_ns(5),
             folded: false,
         }
-    }
-}
-
-/// `[routing]`, chosen by `type`: `"dimension_order"` (the default on tori and meshes),
-/// `"adaptive"` (tori and meshes) or `"up_down"` (the default on fat-trees).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(rename_all = "snake_case")]
-pub enum RoutingSpec {
-    DimensionOrder(DimensionOrderSpec),
-    Adaptive(AdaptiveSpec),
-    UpDown(UpDownSpec),
-}
-
-impl Default for RoutingSpec {
-    fn default() -> Self {
-        RoutingSpec::DimensionOrder(DimensionOrderSpec::default())
-    }
-}
-
-impl RoutingSpec {
-    /// How packets choose among candidate hops.
-    pub fn selection(&self) -> Selection {
-        match self {
-            RoutingSpec::DimensionOrder(d) => d.selection,
-            RoutingSpec::Adaptive(a) => a.selection,
-            RoutingSpec::UpDown(u) => u.selection,
-        }
-    }
-}
-
-/// `type = "dimension_order"`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct DimensionOrderSpec {
-    /// Axis names in routing order. Default: axis order.
-    pub order: Option<Vec<String>>,
-    /// Choice among candidate hops (equivalent VCs, reception engines): `"credit"` (default:
-    /// a free output, then the most credit), `"first"` or `"random"`.
-    pub selection: Selection,
-}
-
-/// `type = "adaptive"`: minimal adaptive routing on a torus or mesh, deadlock-free by an escape
-/// sub-network (see `fabricsim_routing::adaptive`).
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct AdaptiveSpec {
-    /// Axis order of the escape sub-network's dimension-order routing. Default: axis order.
-    pub order: Option<Vec<String>>,
-    /// The escape sub-network's deadlock avoidance: `"dateline"` (default: two escape VCs on
-    /// rings of four or more) or `"bubble"` (one escape VC; a packet enters a ring only if it
-    /// leaves room for one more).
-    pub escape: Escape,
-    /// Choice among the candidate hops: `"credit"` (default: an adaptive hop with room, a free
-    /// output, then the most credit), `"first"` or `"random"`.
-    pub selection: Selection,
-    /// Zone routing: axis sets a packet routes through in turn, all its adaptive hops within
-    /// the first zone with something left to correct, e.g. `[["A", "B"], ["C", "D"], ["E"]]`.
-    /// Unset: every axis at once.
-    pub zones: Option<Vec<Vec<String>>>,
-    /// A packet that finds no room on any of its hops: `"wait"` (default) waits for room on
-    /// any of them and takes the first that has it; `"escape"` takes the escape hop at once
-    /// and waits for it (deterministic from there).
-    pub blocked: Blocked,
-}
-
-/// What a blocked adaptive packet does (`[routing] blocked`).
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Blocked {
-    /// Wait for room on any candidate hop, adaptive or escape.
-    #[default]
-    Wait,
-    /// Commit to the escape hop.
-    Escape,
-}
-
-/// How the escape sub-network of adaptive routing avoids deadlock on rings.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Escape {
-    /// Dimension order with a dateline VC split: VC 0 before the wrap-around link, VC 1 after.
-    #[default]
-    Dateline,
-    /// One escape VC; entering a ring needs room for the packet and one largest packet more
-    /// (bubble flow control).
-    Bubble,
-}
-
-/// `type = "up_down"`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct UpDownSpec {
-    /// Choice among candidate hops (the VCs of the up or down port; with `up_port =
-    /// "adaptive"`, the up ports): `"credit"` (default), `"first"` or `"random"`.
-    pub selection: Selection,
-    /// Up port on the way up: `"destination"` (default: destination digit mod up ports, the
-    /// "D-mod-k" rule), `"random"` (a random port per source-destination pair) or `"adaptive"`
-    /// (every up port a candidate: the selection policy picks, by free credit by default).
-    pub up_port: fabricsim_routing::fat_tree_updown::UpPort,
-}
-
-/// `[barrier]`: in-network barrier hardware in the NICs. `hardware = "tofu_gates"`: Tofu's
-/// barrier channels and gates (`fabricsim_network::gates`); the defaults are the K computer's
-/// counts (8 channels and 64 gates, TNI 0 only, one element per reduction) and TofuD's measured
-/// component latencies.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct BarrierSpec {
-    /// `"none"` (default) or `"tofu_gates"`.
-    pub hardware: BarrierHardware,
-    /// TNIs of each node with barrier channels and gates (the first ones). Default 1.
-    pub tnis: u32,
-    /// Barrier channels per TNI. Default 8.
-    pub channels: u32,
-    /// Barrier gates per TNI. Default 64.
-    pub gates: u32,
-    /// Part of a channel and its start gate's latency that holds the TNI. Default 0.29us.
-    pub channel_serial: Time,
-    /// The rest of it, overlapped with the TNI's next gate. Default 0.19us.
-    pub channel_overlap: Time,
-    /// Latency of a relay gate. Default 0.13us.
-    pub relay: Time,
-    /// Most integer elements one synchronisation reduces. Default 1.
-    pub int_elements: u8,
-    /// Most floating-point elements. Default 1.
-    pub float_elements: u8,
-    /// How a group's gates are wired: auto, tree, recursive_doubling, dissemination. Default auto.
-    pub algorithm: fabricsim_network::gates::GateAlgorithm,
-}
-
-/// `[class_routes]`: Blue Gene/Q's collective logic in the routers (`fabricsim_network::class_routes`):
-/// a group whose ranks fill a sub-rectangle of the torus combines its data up a tree and
-/// broadcasts it down. Defaults: Blue Gene/Q's (16 routes per node, 12 inputs; floating-point
-/// combining costs 9 network cycles per hop going up and 3 going down, integers nothing extra).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClassRoutesSpec {
-    /// Whether the routers have class routes (torus and mesh only). Default false.
-    pub enabled: bool,
-    /// Class routes a node may take part in. Default 16.
-    pub routes: u32,
-    /// Most inputs a node combines (links plus its own). Default 12.
-    pub inputs: u32,
-    /// Combining delay per hop for integer and bitwise operations, up and down. Default 0ns.
-    pub up_delay: Time,
-    pub down_delay: Time,
-    /// The same for floating point. Defaults 18ns and 6ns.
-    pub float_up_delay: Time,
-    pub float_down_delay: Time,
-}
-
-impl Default for ClassRoutesSpec {
-    fn default() -> Self {
-        ClassRoutesSpec {
-            enabled: false,
-            routes: 16,
-            inputs: 12,
-            up_delay: Time::ZERO,
-            down_delay: Time::ZERO,
-            float_up_delay: Time::from_ns(18),
-            float_down_delay: Time::from_ns(6),
-        }
-    }
-}
-
-/// `[switch_barrier]`: Dawning 5000's barrier logic in the switches and NICs of a fat-tree
-/// (`fabricsim_network::switch_barrier`): arrivals reduced up a tree of switches, completion
-/// sent down, with acks and resends going up and urges going down. The paper gives no timing
-/// for the logic or the timeouts: the defaults are assumptions (no logic time beyond the
-/// switch's pipeline; timeouts that a loaded Dawning network's packets stay within).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct SwitchBarrierSpec {
-    /// Whether the switches have barrier logic (fat-trees only). Default false.
-    pub enabled: bool,
-    /// The plane (rail) the barrier trees use. Default 0.
-    pub rail: u32,
-    /// A switch's barrier logic time per packet, after its pipeline. Default 0ns.
-    pub delay: Time,
-    /// Payload of a barrier packet. Default 8B.
-    pub payload: Bytes,
-    /// An unacknowledged arrive is sent again after this. Default 10us (three 1 KB packets on a
-    /// Dawning link: an ack may wait behind one at each end).
-    pub retry_timeout: Time,
-    /// An element still waiting for the barrier's completion urges its parent after this (and
-    /// again). Default 40us (a barrier across a loaded 1,024-node tree takes about 20 us).
-    pub urge_timeout: Time,
-    /// Probability that a barrier packet is lost on a link (to study the recovery). Default 0.
-    pub drop: f64,
-}
-
-impl Default for SwitchBarrierSpec {
-    fn default() -> Self {
-        SwitchBarrierSpec {
-            enabled: false,
-            rail: 0,
-            delay: Time::ZERO,
-            payload: Bytes(8),
-            retry_timeout: Time::from_us(10),
-            urge_timeout: Time::from_us(40),
-            drop: 0.0,
-        }
-    }
-}
-
-/// `[multicast]`: Dawning 5000's multicast in the switches of a fat-tree
-/// (`fabricsim_network::multicast`): a broadcast's packets climb to a root switch and are copied
-/// down a tree. Defaults: the Global Resource Bulletin on, HLSE root choice, 20 ns of copying
-/// over a unicast hop (the paper's 150 ns multicast against 130 ns unicast switch latency).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields, default)]
-pub struct MulticastSpec {
-    /// Whether the switches copy multicast packets (fat-trees only). Default false.
-    pub enabled: bool,
-    /// The plane (rail) multicast packets use. Default 0.
-    pub rail: u32,
-    /// The Global Resource Bulletin: a packet takes all its outputs at once, or waits. Without
-    /// it, it holds each output as it frees (and can deadlock). Default true.
-    pub grb: bool,
-    /// Root switch choice: hlse, random, fixed. Default hlse.
-    pub root: fabricsim_network::multicast::RootChoice,
-    /// Extra time of a copying hop over a unicast hop. Default 20ns.
-    pub copy_delay: Time,
-}
-
-impl Default for MulticastSpec {
-    fn default() -> Self {
-        MulticastSpec { enabled: false, rail: 0, grb: true, root: Default::default(), copy_delay: Time::from_ns(20) }
-    }
-}
-
-/// `barrier.hardware`.
-#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum BarrierHardware {
-    #[default]
-    None,
-    TofuGates,
-}
-
-impl Default for BarrierSpec {
-    fn default() -> Self {
-        BarrierSpec {
-            hardware: BarrierHardware::None,
-            tnis: 1,
-            channels: 8,
-            gates: 64,
-            channel_serial: Time::from_ns(290),
-            channel_overlap: Time::from_ns(190),
-            relay: Time::from_ns(130),
-            int_elements: 1,
-            float_elements: 1,
-            algorithm: Default::default(),
-        }
-    }
-}
-
-impl BarrierSpec {
-    /// The network's gate parameters (`None`: no hardware).
-    pub fn gate_params(&self) -> Result<Option<fabricsim_network::gates::GateParams>, ConfigError> {
-        if self.hardware == BarrierHardware::None {
-            return Ok(None);
-        }
-        for (field, v) in [("barrier.int_elements", self.int_elements), ("barrier.float_elements", self.float_elements)] {
-            if !(1..=8).contains(&v) {
-                return Err(ConfigError::new(field, format!("{v} must be between 1 and 8")));
-            }
-        }
-        Ok(Some(fabricsim_network::gates::GateParams {
-            tnis: self.tnis,
-            channels: self.channels,
-            gates: self.gates,
-            channel_serial: self.channel_serial,
-            channel_overlap: self.channel_overlap,
-            relay: self.relay,
-            int_elements: self.int_elements,
-            float_elements: self.float_elements,
-            algorithm: self.algorithm,
-        }))
     }
 }
 
@@ -750,6 +498,12 @@ impl Scenario {
         }
     }
 
+    /// Deprecation notes from reading the scenario (old section names, with what to write
+    /// instead); empty for a scenario in today's form.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Read relative file paths from `dir` from now on (an empty path: the current directory).
     pub fn set_base_dir(&mut self, dir: std::path::PathBuf) {
         self.base_dir = Some(dir);
@@ -758,6 +512,10 @@ impl Scenario {
     fn from_value(value: toml::Value) -> Result<Scenario, Error> {
         let explicit = value.as_table().cloned().unwrap_or_default();
         let mut value = crate::presets::apply(value)?;
+        let notes = match value.as_table_mut() {
+            Some(t) => crate::legacy_hardware::translate(t)?,
+            None => Vec::new(),
+        };
         crate::tagged::to_serde_form(&mut value)?;
         let mut s = serde_path_to_error::deserialize::<_, Scenario>(value).map_err(|e| {
             let path = e.path().to_string();
@@ -768,6 +526,7 @@ impl Scenario {
             Error::Config(ConfigError::new(field, message))
         })?;
         s.explicit = explicit;
+        s.notes = notes;
         Ok(s)
     }
 
@@ -821,7 +580,7 @@ impl Scenario {
         for (key, example, meaning) in OPTIONAL_KEYS {
             s.push_str(&format!("# {key} = {example}    # {meaning}\n"));
         }
-        s.push_str("\n# Keys of the other routing and workload types; each with its default or an example:\n");
+        s.push_str("\n# Keys of the other routing, hardware and workload types; each with its default or an example:\n");
         for (with, key, example, meaning) in crate::type_keys::TYPE_KEYS {
             s.push_str(&format!("# {key} = {example}    # (with {}) {meaning}\n", with.replace(';', ", ")));
         }
@@ -1023,9 +782,10 @@ mod optional_keys_tests {
     fn every_optional_key_is_listed_and_its_example_applies() {
         // Every `Option` field of the scenario's sections (this file holds them all; workload
         // keys live with their workload types) appears in the list.
-        // (By name: the routing types share `order`.)
-        let fields: std::collections::BTreeSet<&str> = include_str!("scenario.rs")
-            .lines()
+        // (By name: the routing types share `order`. The routing's keys live in its crate.)
+        let fields: std::collections::BTreeSet<&str> = [include_str!("scenario.rs"), include_str!("../../routing/src/spec.rs")]
+            .iter()
+            .flat_map(|text| text.lines())
             .filter_map(|l| l.trim_start().strip_prefix("pub ").filter(|l| l.contains(": Option<")))
             .map(|l| l.split(':').next().unwrap())
             .collect();

@@ -12,13 +12,14 @@ use fabricsim_core::ConfigError;
 use toml::Value;
 
 /// The sections chosen by a `type` key.
-const TAGGED: [&str; 3] = ["topology", "routing", "workload"];
+const TAGGED: [&str; 4] = ["topology", "routing", "hardware", "workload"];
 
 /// The type a section gets when it names none: the routing follows the topology.
 fn default_type(section: &str, root: &toml::Table) -> &'static str {
     match section {
         "topology" => "torus",
         "workload" => "uniform_random",
+        "hardware" => "none",
         _ => match root.get("topology").and_then(|t| t.get("type")).and_then(Value::as_str) {
             Some("fat_tree") => "up_down",
             _ => "dimension_order",
@@ -125,11 +126,19 @@ pub(crate) fn user_error(path: &str, message: &str) -> (String, String) {
         let (section, ty) = (parts[0], parts[1]);
         let mut field = std::iter::once(section).chain(parts[2..].iter().copied()).collect::<Vec<_>>().join(".");
         if let Some(key) = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next()) {
+            let keys =
+                message.split_once("expected ").map(|(_, e)| e.trim_start_matches("one of ").replace('`', "")).unwrap_or_else(|| "none".into());
             if parts.len() == 2 {
                 field = format!("{section}.{key}");
             }
-            let keys =
-                message.split_once("expected ").map(|(_, e)| e.trim_start_matches("one of ").replace('`', "")).unwrap_or_else(|| "none".into());
+            if !field.ends_with(&format!(".{key}")) {
+                field = format!("{field}.{key}");
+            }
+            if field.matches('.').count() > 1 {
+                // A table inside the type's keys (`[hardware.multicast]`).
+                let table = field.rsplit_once('.').map_or(section, |(t, _)| t);
+                return (field.clone(), format!("is not a key of [{table}] (its keys: {keys})"));
+            }
             return (field, format!("is not a key of {section} type '{ty}' (its keys: {keys})"));
         }
         return (field, message.into());

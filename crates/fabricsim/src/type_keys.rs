@@ -1,7 +1,7 @@
-//! The keys of routing and workload types other than the defaults, which `fabricsim default`
+//! The keys of routing, hardware and workload types other than the defaults, which `fabricsim default`
 //! lists (commented out) after the default scenario.
 
-/// Keys of routing and workload types other than the defaults: (the `key=value` settings that
+/// Keys of routing, hardware and workload types other than the defaults: (the `key=value` settings that
 /// give a scenario the key, `;`-separated; the key; its default or an example; what it does).
 pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
     (
@@ -21,6 +21,37 @@ pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
         "routing.up_port",
         "\"destination\"",
         "up port: \"destination\" (D-mod-k), \"random\" or \"adaptive\"",
+    ),
+    (
+        "hardware.type=tofu_gates",
+        "hardware.tnis",
+        "1",
+        "Tofu barrier gates: TNIs with them (also channels, gates, channel_serial, channel_overlap, relay, int_elements, float_elements, algorithm)",
+    ),
+    ("hardware.type=tofu_gates", "hardware.algorithm", "\"auto\"", "gate wiring: \"auto\", \"tree\", \"recursive_doubling\" or \"dissemination\""),
+    (
+        "hardware.type=bgq_class_routes",
+        "hardware.routes",
+        "16",
+        "Blue Gene/Q class routes per node (also inputs, up_delay, down_delay, float_up_delay, float_down_delay)",
+    ),
+    (
+        "topology.type=fat_tree;routing.type=up_down;hardware.type=dawning_switch",
+        "hardware.units",
+        "[\"barrier\", \"multicast\"]",
+        "Dawning switch logic: its units (barrier keys under hardware.barrier, multicast keys under hardware.multicast)",
+    ),
+    (
+        "topology.type=fat_tree;routing.type=up_down;hardware.type=dawning_switch",
+        "hardware.barrier.drop",
+        "0.0",
+        "probability that a switch-barrier packet is lost (also rail, delay, payload, retry_timeout, urge_timeout)",
+    ),
+    (
+        "topology.type=fat_tree;routing.type=up_down;hardware.type=dawning_switch",
+        "hardware.multicast.root",
+        "\"hlse\"",
+        "multicast root switch: \"hlse\", \"random\" or \"fixed\" (also rail, grb, copy_delay)",
     ),
     (
         "workload.type=pingpong",

@@ -90,34 +90,7 @@ impl<O: Observer> Builder<O> {
     /// and a graph built for these parameters.
     fn check(&self) -> Result<Sizes, SimError> {
         let (graph, routing, params) = (&self.graph, &self.routing, &self.params);
-        params.validate()?;
-        let max = params.format.max_wire();
-        let own = routing.own_vcs();
-        let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
-        // Bubble VCs: the routing's VC 0, or its class VCs.
-        let bubbles = routing.bubble_vcs();
-        if bubbles & 1 != 0 && params.buffer_bytes < 2 * max {
-            let msg = format!(
-                "{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring",
-                params.buffer_bytes
-            );
-            return Err(ConfigError::new("router.buffer", msg).into());
-        }
-        let class_bubbles = bubbles >> own != 0;
-        let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
-        if params.buffer_bytes / share < max {
-            let msg = format!("{share} queues of {}B each cannot hold one {max}B packet", params.buffer_bytes / share);
-            return Err(ConfigError::new("router.queues", msg).into());
-        }
-        // Class messages are cut into packets that fit their VC's buffer.
-        let class_payload = match routing.classes() {
-            None => params.max_payload(),
-            // With bubbles a class VC's buffer holds two of its packets.
-            Some(_) => params.format.largest_payload_within(if class_bubbles { class_buffer / 2 } else { class_buffer }).ok_or_else(|| {
-                let what = if class_bubbles { "two packets (bubble flow control on its rings)" } else { "a packet" };
-                ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold {what} with a one-byte payload"))
-            })?,
-        };
+        let (own, class_buffer, class_payload) = graph_free_checks(routing, params)?;
         if graph.engines != params.engines {
             let msg = format!("{} engines in the parameters but the port graph was built for {}", params.engines, graph.engines);
             return Err(ConfigError::new("nic.injection_engines", msg).into());
@@ -141,8 +114,47 @@ impl<O: Observer> Builder<O> {
             let msg = format!("{} VCs x {} ports per router exceeds the 128 input VCs a router supports", vcs, max_ports);
             return Err(ConfigError::new("router.vcs", msg).into());
         }
-        Ok(Sizes { vcs, own, class_buffer, class_payload, class_vcs: routing.classes().is_some(), max_ports })
+        Ok(Sizes { vcs, own, class_buffer, class_payload, max_ports })
     }
+}
+
+/// The checks that need no port graph: the parameters' own limits, the buffers the routing's
+/// VCs need, and the in-network hardware against the routing's topology. A plan runs them
+/// before anything is built; [`Builder::build`] runs them again with the rest.
+pub fn check_parts(routing: &Routing, params: &NetworkParams) -> Result<(), SimError> {
+    graph_free_checks(routing, params).map(|_| ())
+}
+
+/// [`check_parts`], giving the routing's own VCs, the class VCs' buffer and their largest payload.
+fn graph_free_checks(routing: &Routing, params: &NetworkParams) -> Result<(u8, u32, u32), SimError> {
+    params.validate()?;
+    let max = params.format.max_wire();
+    let own = routing.own_vcs();
+    let class_buffer = params.class_buffer_bytes.unwrap_or(params.buffer_bytes);
+    // Bubble VCs: the routing's VC 0, or its class VCs.
+    let bubbles = routing.bubble_vcs();
+    if bubbles & 1 != 0 && params.buffer_bytes < 2 * max {
+        let msg =
+            format!("{}B per VC cannot hold two {max}B packets, which bubble flow control needs to let a packet enter a ring", params.buffer_bytes);
+        return Err(ConfigError::new("router.buffer", msg).into());
+    }
+    let class_bubbles = bubbles >> own != 0;
+    let share = (0..own).map(|vc| routing.buffer_share(vc)).max().unwrap_or(1) as u32;
+    if params.buffer_bytes / share < max {
+        let msg = format!("{share} queues of {}B each cannot hold one {max}B packet", params.buffer_bytes / share);
+        return Err(ConfigError::new("router.queues", msg).into());
+    }
+    // Class messages are cut into packets that fit their VC's buffer.
+    let class_payload = match routing.classes() {
+        None => params.max_payload(),
+        // With bubbles a class VC's buffer holds two of its packets.
+        Some(_) => params.format.largest_payload_within(if class_bubbles { class_buffer / 2 } else { class_buffer }).ok_or_else(|| {
+            let what = if class_bubbles { "two packets (bubble flow control on its rings)" } else { "a packet" };
+            ConfigError::new("router.class_buffer", format!("{class_buffer}B cannot hold {what} with a one-byte payload"))
+        })?,
+    };
+    crate::hardware::limits::check_on(&params.hardware, routing, routing.classes().is_some().then_some(class_payload))?;
+    Ok((own, class_buffer, class_payload))
 }
 
 /// What the checks derived and the construction needs.
@@ -153,8 +165,6 @@ struct Sizes {
     class_buffer: u32,
     /// Largest payload of a packet on a class VC.
     class_payload: u32,
-    /// Whether the routing has dedicated class VCs.
-    class_vcs: bool,
     max_ports: u32,
 }
 
@@ -214,24 +224,15 @@ fn agents(
     fat_tree: Option<&FatTree>,
     outs: &mut Vec<OutPort>,
 ) -> Result<Option<Box<crate::hardware::agent::Agents>>, SimError> {
-    let switch_logic = params.switch_barrier.is_some() || params.multicast.is_some();
-    if !switch_logic {
+    let h = &params.hardware;
+    // (`check_on` has refused switch logic off a fat-tree.)
+    if (h.switch_barrier().is_none() && h.multicast().is_none()) || fat_tree.is_none() {
         return Ok(None);
-    }
-    if fat_tree.is_none() {
-        let field = if params.switch_barrier.is_some() { "switch_barrier.enabled" } else { "multicast.enabled" };
-        return Err(ConfigError::new(field, "this is logic in the switches of a fat-tree (up/down routing)").into());
     }
     let (vcs, max_ports) = (sizes.vcs, sizes.max_ports);
     if max_ports * vcs > crate::hardware::agent::AGENT_BIT {
         let msg = format!("{vcs} VCs x {max_ports} ports per router leave no request bit for the switch agents (at most 127 input VCs)");
         return Err(ConfigError::new("router.vcs", msg).into());
-    }
-    if let Some(b) = params.switch_barrier.as_ref().filter(|_| sizes.class_vcs) {
-        if b.payload > sizes.class_payload {
-            let msg = format!("{} bytes: a barrier packet must fit the {}-byte payload the class VC's buffer takes", b.payload, sizes.class_payload);
-            return Err(ConfigError::new("switch_barrier.payload", msg).into());
-        }
     }
     let sinks = outs.len() as u32;
     for r in 0..graph.routers as usize {
@@ -258,7 +259,7 @@ impl Units {
         agents: Option<Box<crate::hardware::agent::Agents>>,
     ) -> Result<Self, SimError> {
         Ok(Units {
-            hardware: crate::hardware::Hardware::build(graph, params, fat_tree)?,
+            hardware: crate::hardware::Hardware::build(graph, params, routing.torus().cloned(), fat_tree)?,
             agents,
             sleepers: routing.waits_when_blocked().then(|| Box::new(crate::fabric::sleep::Sleepers::new(graph.routers))),
         })
@@ -307,6 +308,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             lookahead: true,
             warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
             sleepers: units.sleepers,
+            crossings: Default::default(),
             timing,
             vcs,
             vcs_div: FastDiv::new(vcs),
@@ -319,6 +321,8 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         nics: Nics::new(&graph),
         phase: Phase::new(outs_len, nodes),
         meter: Meter::new(),
+        #[cfg(feature = "seam-guard")]
+        guard: None,
         graph,
         routing,
         p: params,

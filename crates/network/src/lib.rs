@@ -79,7 +79,11 @@
 //! (credits belong to the sender: an output reads and spends only its own; the record is stored
 //! beside the input VC it counts, for speed, and a cut link keeps it with the sender), and
 //! nothing else crosses; credit returns in flight are kept as arrival times, not event-queue
-//! keys. Still to do: workload callbacks of one instant come in queue order (the built-in
+//! keys. The claim is guarded: with the `seam-guard` feature, every step of the fabric and the
+//! NICs digests every router's state before and after, and a router other than the step's own
+//! that changed without the link code crossing to it is reported (`fabric/guard.rs`; CI runs
+//! it on loaded tori and fat-trees with dimension-order, adaptive and up/down routing), and
+//! [`Simulation::partition_lookahead`] refuses a link without latency. Still to do: workload callbacks of one instant come in queue order (the built-in
 //! workloads do not depend on it: tested), the in-network units' reads of other switches' state
 //! (the multicast's load bulletin, `Context::switch_packets` in [`hardware`]), and the partitioned engine itself.
 //!
@@ -129,9 +133,9 @@ mod run;
 pub mod sim;
 pub mod workload;
 
-pub use build::Builder;
+pub use build::{check_parts, Builder};
 pub use format::PacketFormat;
-pub use hardware::{class_routes, gates, multicast, switch_barrier, switch_tree};
+pub use hardware::{class_routes, gates, multicast, switch_barrier, switch_tree, DawningSwitchParams, DawningUnit, HardwareSpec};
 pub use meter::outcome::{Outcome, RunLimits};
 pub use params::{EngineChoice, NetworkParams};
 pub use run::RunState;

@@ -73,14 +73,11 @@ pub struct NetworkParams {
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
     pub shared_crossbar: bool,
-    /// Tofu barrier channels and gates in the NICs (`None`: no barrier hardware).
-    pub gates: Option<crate::hardware::gates::GateParams>,
-    /// Blue Gene/Q class routes in the routers (`None`: none).
-    pub class_routes: Option<crate::hardware::class_routes::ClassRouteParams>,
-    /// Dawning's switch barrier in the switches and NICs of a fat-tree (`None`: none).
-    pub switch_barrier: Option<Box<crate::hardware::switch_barrier::SwitchBarrierParams>>,
-    /// Dawning's switch multicast (`None`: none).
-    pub multicast: Option<Box<crate::hardware::multicast::MulticastParams>>,
+    /// The in-network collective hardware (Tofu's barrier gates, Blue Gene/Q's class routes,
+    /// Dawning's switch barrier and multicast), or none.
+    pub hardware: crate::hardware::HardwareSpec,
+    /// Seed of the hardware's random draws (lost switch-barrier packets, multicast roots).
+    pub seed: u64,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).
@@ -131,10 +128,8 @@ impl Default for NetworkParams {
             selection: Default::default(),
             engine_choice: Default::default(),
             shared_crossbar: false,
-            gates: None,
-            class_routes: None,
-            switch_barrier: None,
-            multicast: None,
+            hardware: Default::default(),
+            seed: 1,
         }
     }
 }
@@ -156,17 +151,7 @@ impl NetworkParams {
                 format!("{}B per VC cannot hold one {}B packet; virtual cut-through needs room for a whole packet", self.buffer_bytes, max),
             ));
         }
-        if let Some(g) = &self.gates {
-            if g.tnis == 0 || g.tnis > self.engines {
-                return Err(ConfigError::new("barrier.tnis", format!("{} must be between 1 and the NIC's {} engines", g.tnis, self.engines)));
-            }
-            if g.channels == 0 || g.gates < g.channels {
-                return Err(ConfigError::new(
-                    "barrier.gates",
-                    format!("{} channels and {} gates per TNI: a TNI needs at least one channel and a gate per channel", g.channels, g.gates),
-                ));
-            }
-        }
+        crate::hardware::limits::check(&self.hardware, self.engines)?;
         if self.watchdog == Time::ZERO {
             return Err(ConfigError::new("sim.watchdog", "must be positive"));
         }

@@ -270,7 +270,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 phase_end = c.meter.next_phase(hard_end);
                 c.meter.check_stop = true;
             }
+            #[cfg(feature = "seam-guard")]
+            let step = self.core.guard_begin(self.core.home_of(&ev));
             self.dispatch(now, ev);
+            #[cfg(feature = "seam-guard")]
+            self.core.guard_end(step, &|| format!("event {ev:?}"));
             let c = &mut self.core;
             n += 1;
             if n.is_multiple_of(RARE_CHECK_EVERY) {

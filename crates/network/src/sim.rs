@@ -121,6 +121,9 @@ pub struct Core<O = ()> {
     pub(crate) nics: Nics,
     pub(crate) phase: Phase,
     pub(crate) meter: Meter,
+    /// The seam guard, when a test asked for it (see `fabric/guard.rs`).
+    #[cfg(feature = "seam-guard")]
+    pub(crate) guard: Option<Box<crate::fabric::guard::SeamGuard>>,
 }
 
 /// A simulation: network state plus a workload.
@@ -317,6 +320,22 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
     pub fn with_release_prefetch(mut self) -> Self {
         self.core.fabric.warm_releases = true;
         self
+    }
+
+    /// Check, step by step, that only the link code crosses between routers (see the
+    /// network's `fabric/guard.rs`; slow: for tests of small networks). Read the result with
+    /// [`seam_guard`](Self::seam_guard).
+    #[cfg(feature = "seam-guard")]
+    pub fn with_seam_guard(mut self) -> Self {
+        self.core.guard = Some(Box::new(crate::fabric::guard::SeamGuard::new(&self.core.graph)));
+        self
+    }
+
+    /// With the seam guard on: the steps it checked, and every crossing it found outside the
+    /// link code.
+    #[cfg(feature = "seam-guard")]
+    pub fn seam_guard(&self) -> Option<(u64, &[String])> {
+        self.core.guard.as_ref().map(|g| (g.steps, g.violations.as_slice()))
     }
 
     /// The smallest latency of what crosses a link between two routers (a packet's head, a

@@ -42,8 +42,10 @@ pub const DETERMINISTIC: u8 = 0x80;
 use fabricsim_core::{ConfigError, RouterId};
 use fabricsim_topology::Torus;
 
-/// How the escape sub-network avoids deadlock on rings (see the module docs).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+/// How the escape sub-network avoids deadlock on rings (see the module docs;
+/// `[routing] escape = "..."`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Escape {
     /// A dateline VC split: two escape VCs, the second taken after crossing a ring's
     /// wrap-around link (one escape VC when no ring of four or more needs it).

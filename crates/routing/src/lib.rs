@@ -24,12 +24,14 @@ pub mod dimension_order;
 pub mod fat_tree_updown;
 pub mod path;
 pub mod selection;
+pub mod spec;
 
 pub use adaptive::Adaptive;
 pub use classes::ClassVcs;
 pub use dimension_order::DimensionOrder;
 pub use fat_tree_updown::UpDown;
 pub use selection::Selection;
+pub use spec::{AdaptiveSpec, Blocked, DimensionOrderSpec, RoutingSpec, UpDownSpec};
 
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Topology;
@@ -206,57 +208,7 @@ impl From<UpDown> for Routing {
     }
 }
 
-/// What the scenario asked for, before it is checked against a topology.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RoutingSpec {
-    /// Dimension-order routing (torus or mesh).
-    DimensionOrder {
-        /// Axis names in the order packets correct them; `None`: the topology's axis order.
-        order: Option<Vec<String>>,
-    },
-    /// Minimal adaptive routing with a dimension-order escape sub-network in `order`.
-    /// `zones`: the zone table (entry `z` for packets whose header has zone `z`; empty: none).
-    Adaptive {
-        /// Axis names in the escape sub-network's dimension order; `None`: the topology's axis
-        /// order.
-        order: Option<Vec<String>>,
-        /// How the escape sub-network keeps its rings free of deadlock.
-        escape: adaptive::Escape,
-        /// The zone table: per entry a list of zones, each a list of axis names.
-        zones: Vec<Vec<Vec<String>>>,
-    },
-    /// Up/down routing (fat-tree).
-    FatTreeUpDown {
-        /// How a climbing packet picks its up port.
-        up: fat_tree_updown::UpPort,
-    },
-}
-
 impl Routing {
-    /// Check `spec` against `topo` and build the routing, or explain why it does not fit.
-    pub fn build(spec: &RoutingSpec, topo: &Topology, engines: u32, vcs: u8) -> Result<Routing, ConfigError> {
-        if vcs == 0 || vcs > 8 {
-            return Err(ConfigError::new("router.vcs", format!("{vcs} must be between 1 and 8")));
-        }
-        match (spec, topo) {
-            (RoutingSpec::DimensionOrder { order }, Topology::Torus(t)) => Ok(DimensionOrder::new(t.clone(), order.as_deref(), engines, vcs)?.into()),
-            (RoutingSpec::Adaptive { order, escape, zones }, Topology::Torus(t)) => {
-                Ok(Adaptive::new(t.clone(), order.as_deref(), engines, vcs, *escape)?.with_zones(zones, "routing.zones")?.into())
-            }
-            (RoutingSpec::Adaptive { .. }, Topology::FatTree(_)) => {
-                Err(ConfigError::new("routing.type", "'adaptive' routes tori and meshes; a fat_tree takes 'up_down'"))
-            }
-            (RoutingSpec::FatTreeUpDown { up }, Topology::FatTree(f)) => Ok(UpDown::new(f.clone(), vcs).with_up_port(*up).into()),
-            // (A fat-tree NIC has one engine per rail: the tree knows it.)
-            (RoutingSpec::DimensionOrder { .. }, Topology::FatTree(_)) => {
-                Err(ConfigError::new("routing.type", "'dimension_order' does not fit a fat_tree topology (use 'up_down')"))
-            }
-            (RoutingSpec::FatTreeUpDown { .. }, Topology::Torus(_)) => {
-                Err(ConfigError::new("routing.type", "'up_down' does not fit a torus/mesh topology (use 'dimension_order')"))
-            }
-        }
-    }
-
     /// Add `count` dedicated class VCs after the routing's own (see [`classes`]); 0: none.
     /// Refused (naming `router.class_vcs`) beyond 4 or beyond 8 VCs in all.
     pub fn with_class_vcs(mut self, topo: &Topology, count: u8) -> Result<Routing, ConfigError> {
@@ -320,6 +272,15 @@ impl Routing {
         match &self.kind {
             Kind::Adaptive(a) if vc >= a.escape_vcs() && vc < a.vcs() => a.queues(),
             _ => 1,
+        }
+    }
+
+    /// The torus or mesh it routes, if it routes one.
+    pub fn torus(&self) -> Option<&fabricsim_topology::Torus> {
+        match &self.kind {
+            Kind::DimensionOrder(r) => Some(r.torus()),
+            Kind::Adaptive(r) => Some(r.torus()),
+            Kind::UpDown(_) => None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! distance, and every routing + VC scheme has an acyclic channel-dependency graph.
 
 use fabricsim_core::{NodeId, RouterId};
-use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, Header, Routing, RoutingSpec, NO_HINT};
+use fabricsim_routing::{cdg, path, Candidates, DimensionOrder, DimensionOrderSpec, Header, Routing, RoutingSpec, UpDownSpec, NO_HINT};
 use fabricsim_topology::{FatTree, Topology, Torus};
 use proptest::prelude::*;
 
@@ -15,7 +15,7 @@ fn all_pairs(n: u32) -> Vec<(NodeId, NodeId)> {
 }
 
 fn dor(t: &Topology, order: Option<Vec<String>>, vcs: u8) -> Routing {
-    Routing::build(&RoutingSpec::DimensionOrder { order }, t, 2, vcs).unwrap()
+    Routing::build(&RoutingSpec::DimensionOrder(DimensionOrderSpec { order, ..Default::default() }), t, 2, vcs).unwrap()
 }
 
 proptest! {
@@ -90,11 +90,17 @@ fn a_hint_forces_the_first_hop_only_where_the_packet_enters_from_its_nic() {
 #[test]
 fn one_vc_on_a_ring_is_rejected() {
     let t = torus(vec![6], vec![true]);
-    let err = Routing::build(&RoutingSpec::DimensionOrder { order: None }, &t, 1, 1).unwrap_err();
+    let err = Routing::build(&RoutingSpec::DimensionOrder(DimensionOrderSpec { order: None, ..Default::default() }), &t, 1, 1).unwrap_err();
     assert_eq!(err.field, "router.vcs");
     assert!(err.message.contains("length 6"), "{}", err.message);
     // A mesh needs no dateline: one VC is accepted.
-    assert!(Routing::build(&RoutingSpec::DimensionOrder { order: None }, &torus(vec![6], vec![false]), 1, 1).is_ok());
+    assert!(Routing::build(
+        &RoutingSpec::DimensionOrder(DimensionOrderSpec { order: None, ..Default::default() }),
+        &torus(vec![6], vec![false]),
+        1,
+        1
+    )
+    .is_ok());
 }
 
 #[test]
@@ -112,13 +118,20 @@ fn cdg_checker_finds_the_ring_cycle_without_dateline() {
 #[test]
 fn routing_order_is_checked() {
     let t = Topology::Torus(Torus::new(vec![4, 4], None, Some(vec!["X".into(), "Y".into()])).unwrap());
-    let e = Routing::build(&RoutingSpec::DimensionOrder { order: Some(vec!["X".into(), "Q".into()]) }, &t, 1, 2).unwrap_err();
+    let e = Routing::build(
+        &RoutingSpec::DimensionOrder(DimensionOrderSpec { order: Some(vec!["X".into(), "Q".into()]), ..Default::default() }),
+        &t,
+        1,
+        2,
+    )
+    .unwrap_err();
     assert_eq!(e.field, "routing.order");
     assert!(e.message.contains("'Q'"));
-    let e = Routing::build(&RoutingSpec::DimensionOrder { order: Some(vec!["X".into()]) }, &t, 1, 2).unwrap_err();
+    let e = Routing::build(&RoutingSpec::DimensionOrder(DimensionOrderSpec { order: Some(vec!["X".into()]), ..Default::default() }), &t, 1, 2)
+        .unwrap_err();
     assert!(e.message.contains("misses"));
     let f = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
-    let e = Routing::build(&RoutingSpec::DimensionOrder { order: None }, &f, 1, 2).unwrap_err();
+    let e = Routing::build(&RoutingSpec::DimensionOrder(DimensionOrderSpec { order: None, ..Default::default() }), &f, 1, 2).unwrap_err();
     assert_eq!(e.field, "routing.type");
 }
 
@@ -146,7 +159,7 @@ proptest! {
         let ft = FatTree::new(half * 2, levels, rails, full).unwrap();
         prop_assume!(ft.nodes() <= 256 && ft.nodes() >= 2);
         let t = Topology::FatTree(ft);
-        let r = Routing::build(&RoutingSpec::FatTreeUpDown { up }, &t, rails, 2).unwrap();
+        let r = Routing::build(&RoutingSpec::UpDown(UpDownSpec { up_port: up, ..Default::default() }), &t, rails, 2).unwrap();
         let g = t.build_graph(rails);
         let pairs = all_pairs(t.nodes());
         for &(s, d) in &pairs {
@@ -236,7 +249,7 @@ fn dimension_order_balances_all_to_all_load_over_both_directions_of_even_rings()
 }
 
 fn adaptive(t: &Topology, vcs: u8) -> Routing {
-    Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, t, 2, vcs).unwrap()
+    Routing::build(&RoutingSpec::Adaptive(Default::default()), t, 2, vcs).unwrap()
 }
 
 proptest! {
@@ -307,13 +320,13 @@ proptest! {
 #[test]
 fn adaptive_routing_refuses_too_few_vcs_and_fat_trees() {
     let ring = torus(vec![4, 4], vec![true, true]);
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &ring, 1, 2).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive(Default::default()), &ring, 1, 2).unwrap_err();
     assert!(e.to_string().starts_with("router.vcs: 2") && e.to_string().contains("at least 3"), "{e}");
     // Rings of three or less need no dateline: one escape VC and one adaptive suffice.
     let small = torus(vec![3, 2], vec![true, true]);
-    assert!(Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &small, 1, 2).is_ok());
+    assert!(Routing::build(&RoutingSpec::Adaptive(Default::default()), &small, 1, 2).is_ok());
     let tree = Topology::FatTree(FatTree::new(4, 2, 1, false).unwrap());
-    let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &tree, 1, 3).unwrap_err();
+    let e = Routing::build(&RoutingSpec::Adaptive(Default::default()), &tree, 1, 3).unwrap_err();
     assert!(e.to_string().starts_with("routing.type"), "{e}");
 }
 
@@ -370,7 +383,9 @@ fn zone_routing_finishes_one_zone_before_the_next_and_deterministic_packets_take
     let Topology::Torus(tt) = &t else { unreachable!() };
     let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     let table = vec![vec![names(&["d0"]), names(&["d1", "d2"])], vec![names(&["d2"]), names(&["d0", "d1"])]];
-    let r = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: table }, &t, 1, 3).unwrap();
+    let r = Routing::from(
+        fabricsim_routing::Adaptive::new(tt.clone(), None, 1, 3, Default::default()).unwrap().with_zones(&table, "routing.zones").unwrap(),
+    );
     let mut c = Candidates::default();
     let nic = tt.net_ports();
     for dst in 1..t.nodes() {
@@ -393,7 +408,7 @@ fn zone_routing_finishes_one_zone_before_the_next_and_deterministic_packets_take
     for bad in
         [vec![vec![names(&["d0", "d1"]), names(&["d1", "d2"])]], vec![vec![names(&["d0", "x"]), names(&["d1", "d2"])]], vec![vec![names(&["d0"])]]]
     {
-        let e = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: bad }, &t, 1, 3).unwrap_err();
+        let e = fabricsim_routing::Adaptive::new(tt.clone(), None, 1, 3, Default::default()).unwrap().with_zones(&bad, "routing.zones").unwrap_err();
         assert!(e.to_string().starts_with("routing.zones"), "{e}");
     }
 }

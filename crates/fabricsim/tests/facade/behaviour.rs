@@ -432,7 +432,7 @@ mod nic_model {
         assert!((lat(&s) - (base + 260.0)).abs() < 1e-6);
         s.nic.cache_injection = true;
         assert!((lat(&s) - (base + 100.0)).abs() < 1e-6);
-        s.nic.cmg = "far".into();
+        s.nic.cmg = fabricsim::scenario::Cmg::Far;
         assert!((lat(&s) - (base + 150.0)).abs() < 1e-6);
     }
 

@@ -267,7 +267,7 @@ fn all_algorithms_are_those_that_apply_at_each_size() {
     // Blue Gene/Q's class routes: barrier, allreduce, broadcast; an allgather takes a route
     // per rank, more than a node has.
     assert!(has("bgq", Collective::Barrier) && has("bgq", Collective::Allreduce) && has("bgq", Collective::Broadcast));
-    assert!(why(&pick("bgq", Collective::Allgather, 8, false), "hardware").unwrap().contains("class_routes.routes"));
+    assert!(why(&pick("bgq", Collective::Allgather, 8, false), "hardware").unwrap().contains("hardware.routes"));
     // A network without any: `hardware` is not mentioned at all.
     let apenet = pick("apenet-quong", Collective::Barrier, 8, false);
     assert!(apenet.skipped.is_empty() && !apenet.points.iter().any(|(_, a)| a == "hardware"));
@@ -298,17 +298,20 @@ fn all_algorithms_are_those_that_apply_at_each_size() {
 
 #[test]
 fn dawning_switch_hardware_settings_are_checked_by_name() {
-    let err = |toml: &str| Plan::new(&Scenario::from_toml_str(toml).unwrap()).err().map(|e| e.to_string()).unwrap_or_default();
+    let err = |toml: &str| Scenario::from_toml_str(toml).and_then(|s| Plan::new(&s)).err().map(|e| e.to_string()).unwrap_or_default();
     let dawning = "[machine]\npreset = \"dawning5000\"\n";
     // On a torus there are no switches to hold the logic.
-    assert!(err("[switch_barrier]\nenabled = true").contains("switch_barrier.enabled"));
-    assert!(err("[multicast]\nenabled = true").contains("multicast.enabled"));
-    assert!(err(&format!("{dawning}[switch_barrier]\nrail = 4")).contains("switch_barrier.rail"));
-    assert!(err(&format!("{dawning}[multicast]\nrail = 9")).contains("multicast.rail"));
-    assert!(err(&format!("{dawning}[switch_barrier]\ndrop = 1.5")).contains("switch_barrier.drop"));
-    assert!(err(&format!("{dawning}[switch_barrier]\nretry_timeout = \"0ns\"")).contains("switch_barrier.retry_timeout"));
+    assert!(err("[hardware]\ntype = \"dawning_switch\"").contains("hardware.type"));
+    // The old sections reach the same checks.
+    assert!(err("[multicast]\nenabled = true").contains("hardware.type"));
+    assert!(err(&format!("{dawning}[hardware.barrier]\nrail = 4")).contains("hardware.barrier.rail"));
+    assert!(err(&format!("{dawning}[hardware.multicast]\nrail = 9")).contains("hardware.multicast.rail"));
+    assert!(err(&format!("{dawning}[hardware.barrier]\ndrop = 1.5")).contains("hardware.barrier.drop"));
+    assert!(err(&format!("{dawning}[switch_barrier]\nretry_timeout = \"0ns\"")).contains("hardware.barrier.retry_timeout"));
+    assert!(err(&format!("{dawning}[hardware.multicast]\nroot = \"best\"")).contains("hardware.multicast.root"));
+    assert!(err(&format!("{dawning}[hardware.multicast]\nroots = 1")).contains("hardware.multicast.roots"));
     // A barrier packet must fit the 128 B barrier VC.
-    assert!(err(&format!("{dawning}[switch_barrier]\npayload = \"512B\"")).contains("switch_barrier.payload"));
+    assert!(err(&format!("{dawning}[hardware.barrier]\npayload = \"512B\"")).contains("hardware.barrier.payload"));
     assert_eq!(err(dawning), "");
     // Two ranks per node: the NICs gather their nodes' members for the barrier and hand a
     // broadcast to both: the same times as one rank per node.

@@ -25,6 +25,7 @@ use fabricsim_stats::Observer;
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn forward(
+    crossings: &mut Crossings,
     vcq: &mut [InputVc],
     packets: &mut [Packet],
     queue: &mut EventQueue<Ev>,
@@ -35,6 +36,7 @@ pub(crate) fn forward(
     ready: u64,
     back_to_back: bool,
 ) {
+    crossings.packet(ds_q);
     let d = &mut vcq[ds_q.index()];
     d.credit.free -= charge;
     let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
@@ -65,6 +67,7 @@ impl<O: Observer> Core<O> {
     /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
+        self.fabric.crossings.credit(q);
         let v = &mut self.fabric.vcq[q.index()];
         let delay = self.fabric.timing.credit_latency(v.up_class);
         if silent && delay > 0 {
@@ -83,6 +86,40 @@ impl<O: Observer> Core<O> {
         } else {
             self.credit_event(now + delay, q, bytes);
         }
+    }
+}
+
+/// What the link code handed across during a step: the input VCs a packet went to, and those
+/// whose sender got credit back (the seam guard's record, `fabric/guard.rs`; nothing is kept
+/// without the `seam-guard` feature).
+#[derive(Debug, Default)]
+pub(crate) struct Crossings {
+    #[cfg(feature = "seam-guard")]
+    pub(crate) packets_to: Vec<u32>,
+    #[cfg(feature = "seam-guard")]
+    pub(crate) credit_for: Vec<u32>,
+}
+
+impl Crossings {
+    /// A packet was handed to input VC `q` of the next router.
+    #[inline(always)]
+    pub(crate) fn packet(&mut self, _q: InputVcId) {
+        #[cfg(feature = "seam-guard")]
+        self.packets_to.push(_q.0);
+    }
+
+    /// Credit of input VC `q` went back to its sender.
+    #[inline(always)]
+    pub(crate) fn credit(&mut self, _q: InputVcId) {
+        #[cfg(feature = "seam-guard")]
+        self.credit_for.push(_q.0);
+    }
+
+    /// Forget the last step's crossings.
+    #[cfg(feature = "seam-guard")]
+    pub(crate) fn clear(&mut self) {
+        self.packets_to.clear();
+        self.credit_for.clear();
     }
 }
 

@@ -2,6 +2,8 @@
 
 pub(crate) mod channel;
 pub(crate) mod crossbar;
+#[cfg(feature = "seam-guard")]
+pub(crate) mod guard;
 pub(crate) mod link;
 pub(crate) mod records;
 pub(crate) mod router;
@@ -74,6 +76,9 @@ pub(crate) struct Fabric {
     /// Adaptive routing: head packets waiting for room on any of their hops (see
     /// [`crate::fabric::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
     pub(crate) sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,
+    /// What the link code handed across during the current step (for the seam guard; empty
+    /// and free without the `seam-guard` feature).
+    pub(crate) crossings: link::Crossings,
 }
 
 impl Fabric {

@@ -38,6 +38,7 @@ use fabricsim_stats::PortCounters;
 /// writes of it, in one 64-byte line.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(64))]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct OutPort {
     /// Requests: bit `local_port * vcs + vc` of each input VC whose head packet wants this
     /// output, as two 64-bit words (see [`OutPort::requests`]): a bit is set and cleared in
@@ -127,6 +128,7 @@ impl Default for OutPort {
 
 /// Credit-stall bookkeeping of a sender (cold: touched when a stall starts or ends).
 #[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct Stall {
     pub since: u64,
     pub total_ps: u64,
@@ -156,6 +158,7 @@ fabricsim_core::id_type!(
 /// of the sender that feeds it (the sender's state: see the module doc). 32 bytes.
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(32))]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct InputVc {
     pub head: PacketId,
     pub tail: PacketId,
@@ -215,6 +218,7 @@ pub(crate) const WAITING: u64 = u64::MAX - 1;
 /// flight to it. 16 bytes, stored in that input VC's record (`InputVc::credit`).
 #[derive(Debug, Clone, Copy)]
 #[repr(C, align(16))]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct Credit {
     /// Free bytes of the downstream buffer as the sender sees them.
     pub free: u32,

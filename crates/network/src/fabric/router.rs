@@ -361,7 +361,7 @@ impl<O: Observer> Core<O> {
             p: params,
             routing,
             graph,
-            fabric: Fabric { outs, stall, vcq, timing, vcs, requested, router_div, lookahead, slots, in_busy, in_rr, vcs_div, .. },
+            fabric: Fabric { outs, stall, vcq, timing, vcs, requested, router_div, lookahead, slots, in_busy, in_rr, vcs_div, crossings, .. },
             nics: Nics { mem_free, .. },
             meter: Meter { last_progress, out: outcome, .. },
             ..
@@ -429,7 +429,7 @@ impl<O: Observer> Core<O> {
             let ready = now + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             let charge = link::slot_charge(*slots, out_vc, size);
-            link::forward(vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
+            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
     }

@@ -26,6 +26,7 @@ use fabricsim_stats::Observer;
 /// A sleeping head packet: its input VC, the packet, and the local output ports of its
 /// candidates (bit `min(port, 63)`).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 struct Sleeper {
     q: u32,
     pkt: u32,
@@ -44,6 +45,14 @@ pub(crate) struct Sleepers {
 }
 
 impl Sleepers {
+    /// Hash router `r`'s sleepers into `h` (for the seam guard).
+    #[cfg(feature = "seam-guard")]
+    pub(crate) fn digest(&self, r: u32, h: &mut impl std::hash::Hasher) {
+        use std::hash::Hash;
+        self.by_router[r as usize].hash(h);
+        self.ports[r as usize].hash(h);
+    }
+
     pub(crate) fn new(routers: u32) -> Self {
         Sleepers { by_router: vec![Vec::new(); routers as usize], ports: vec![0; routers as usize], ..Sleepers::default() }
     }

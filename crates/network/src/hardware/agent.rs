@@ -143,7 +143,18 @@ impl<O: Observer> Core<O> {
             let ready = now + lat + self.p.router_delay.ps() + extra;
             self.meter.last_progress = self.meter.last_progress.max(ready.max(finish));
             let charge = self.charge(vc, wire);
-            link::forward(&mut self.fabric.vcq, self.packets.slots_mut(), &mut self.queue, pkt, ds_q, charge, finish + lat, ready, false);
+            link::forward(
+                &mut self.fabric.crossings,
+                &mut self.fabric.vcq,
+                self.packets.slots_mut(),
+                &mut self.queue,
+                pkt,
+                ds_q,
+                charge,
+                finish + lat,
+                ready,
+                false,
+            );
         }
         self.queue.schedule(Time(finish), Ev::AgentFree(out));
     }

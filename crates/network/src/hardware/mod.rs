@@ -13,12 +13,12 @@
 //! # Adding a unit
 //! 1. A folder `hardware/<name>/` with the unit's state, its parameter struct, and
 //!    `impl Unit for ...`; its protocol tested on a `mock::MockContext` (see the gates' tests).
-//! 2. Its parameters in `NetworkParams` (an `Option`), and one line in `Hardware::build`'s
-//!    list (its place in the list is its order in the phase, and which unit runs a collective
-//!    kind first).
+//! 2. Its parameter struct as a variant of `HardwareSpec` (`spec.rs`; serde: the scenario's
+//!    `[hardware] type = "<name>"` section is deserialised straight into it, so the facade has
+//!    nothing to copy), its limits in `limits.rs`, and one line in `Hardware::build`'s list (its
+//!    place in the list is its order in the phase, and which unit runs a collective kind
+//!    first).
 //! 3. A message op in `crate::packet` if it sends messages, named by `Unit::ops`.
-//! 4. Its scenario section (`fabricsim::scenario`) and the line of the facade's plan that fills
-//!    its parameters.
 //!
 //! The agents (`agent`) and the multicast's packet replication
 //! (`multicast::replicate`) are not units: they are switch machinery in the fabric's hot path
@@ -29,9 +29,11 @@ pub mod class_routes;
 mod context;
 mod dispatch;
 pub mod gates;
+pub(crate) mod limits;
 #[cfg(test)]
 pub(crate) mod mock;
 pub mod multicast;
+mod spec;
 pub mod switch_barrier;
 pub mod switch_tree;
 
@@ -39,7 +41,8 @@ use crate::params::NetworkParams;
 pub(crate) use context::{Context, HwMessage, UnitCx};
 use fabricsim_core::{ConfigError, SimError};
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
-use fabricsim_topology::{FatTree, PortGraph};
+use fabricsim_topology::{FatTree, PortGraph, Torus};
+pub use spec::{DawningSwitchParams, DawningUnit, HardwareSpec};
 use std::any::Any;
 
 /// A piece of in-network collective hardware.
@@ -99,21 +102,23 @@ pub(crate) struct Hardware {
 }
 
 impl Hardware {
-    /// The units `params` asks for (`fat_tree`: the network's, when it is one).
-    pub(crate) fn build(graph: &PortGraph, params: &NetworkParams, fat_tree: Option<FatTree>) -> Result<Self, SimError> {
+    /// The units `params` asks for (`torus`, `fat_tree`: the network's, when it is one).
+    pub(crate) fn build(graph: &PortGraph, params: &NetworkParams, torus: Option<Torus>, fat_tree: Option<FatTree>) -> Result<Self, SimError> {
         let unit = |field: &'static str| move |e: String| SimError::from(ConfigError::new(field, e));
+        let (h, seed) = (&params.hardware, params.seed);
         let mut units: Vec<Box<dyn Unit>> = Vec::new();
-        if let Some(g) = params.gates.clone() {
-            units.push(Box::new(gates::GateUnit::new(g, graph.nodes)));
+        if let Some(g) = h.gates() {
+            units.push(Box::new(gates::GateUnit::new(g.clone(), graph.nodes)));
         }
-        if let Some(c) = params.class_routes.clone() {
-            units.push(Box::new(class_routes::ClassRoutes::new(c).map_err(unit("class_routes.enabled"))?));
+        if let Some(c) = h.class_routes() {
+            let torus = torus.ok_or_else(|| unit("hardware.type")("class routes are trees in a torus or mesh".into()))?;
+            units.push(Box::new(class_routes::ClassRoutes::new(c.clone(), torus)));
         }
-        if let (Some(b), Some(t)) = (params.switch_barrier.clone(), fat_tree.clone()) {
-            units.push(Box::new(switch_barrier::SwitchBarrier::new(*b, t).map_err(unit("switch_barrier.rail"))?));
+        if let (Some(b), Some(t)) = (h.switch_barrier(), fat_tree.clone()) {
+            units.push(Box::new(switch_barrier::SwitchBarrier::new(b.clone(), t, seed).map_err(unit("hardware.barrier.rail"))?));
         }
-        if let (Some(m), Some(t)) = (params.multicast.clone(), fat_tree) {
-            units.push(Box::new(multicast::Multicast::new(*m, t).map_err(unit("multicast.rail"))?));
+        if let (Some(m), Some(t)) = (h.multicast(), fat_tree) {
+            units.push(Box::new(multicast::Multicast::new(m.clone(), t, seed).map_err(unit("hardware.multicast.rail"))?));
         }
         Ok(Hardware::of(units))
     }
@@ -152,4 +157,4 @@ impl Hardware {
 }
 
 /// What a network without collective hardware answers.
-pub(crate) const NO_HARDWARE: &str = "this network has no in-network collective hardware (no barrier gates: see barrier.hardware)";
+pub(crate) const NO_HARDWARE: &str = "this network has no in-network collective hardware (see the scenario's [hardware] section)";

@@ -9,6 +9,7 @@ use fabricsim_core::FastDiv;
 /// The network interfaces: message queues, injection engines, host and memory timing, Gets, and the ranks placed on nodes.
 /// An injection engine's queue and timing (32 bytes: two per cache line).
 #[derive(Debug, Clone, Copy)]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct Engine {
     /// Its queue of messages (`NIL`: empty), oldest first, linked through `Message::next`.
     pub(crate) head: u32,
@@ -32,6 +33,7 @@ const _: () = assert!(std::mem::size_of::<Engine>() == 32);
 
 /// A node's NIC: what an injection reads and writes of the node (32 bytes).
 #[derive(Debug, Clone, Copy, Default)]
+#[cfg_attr(feature = "seam-guard", derive(Hash))]
 pub(crate) struct NodeNic {
     /// Packets it has created (a packet's id is its source and this count, so ids do not depend
     /// on what other nodes do).

@@ -125,7 +125,11 @@ impl<O: Observer> Core<O> {
             let packets = self.packets.slots();
             due.sort_unstable_by_key(|&p| packets[p as usize].q);
             for &pkt in &due {
+                #[cfg(feature = "seam-guard")]
+                let step = self.guard_begin(Some(self.home_of_packet(PacketId(pkt))));
                 self.select(PacketId(pkt));
+                #[cfg(feature = "seam-guard")]
+                self.guard_end(step, &|| format!("the choice of packet {pkt}"));
             }
             due.clear();
         }
@@ -137,7 +141,11 @@ impl<O: Observer> Core<O> {
         for i in 0..self.phase.arb_due.len() {
             let out = self.phase.arb_due[i];
             self.phase.arb_mark[out as usize / 64] &= !(1 << (out % 64));
+            #[cfg(feature = "seam-guard")]
+            let step = self.guard_begin(Some(self.home_of_sender(out)));
             self.arbitrate(out);
+            #[cfg(feature = "seam-guard")]
+            self.guard_end(step, &|| format!("the arbitration of output {out}"));
         }
         self.phase.arb_due.clear();
         // Shared crossbars: outputs that passed over a request for its input's sake, and the
@@ -160,7 +168,11 @@ impl<O: Observer> Core<O> {
         for i in 0..self.phase.nic_due.len() {
             let node = self.phase.nic_due[i];
             self.phase.nic_mark[node as usize / 64] &= !(1 << (node % 64));
+            #[cfg(feature = "seam-guard")]
+            let step = self.guard_begin(Some(self.home_of_node(node)));
             self.try_inject(node);
+            #[cfg(feature = "seam-guard")]
+            self.guard_end(step, &|| format!("the injection of node {node}"));
         }
         self.phase.nic_due.clear();
         // Dealing arrivals posted their nodes (setting `due`); every list is empty now.

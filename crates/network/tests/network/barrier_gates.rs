@@ -5,7 +5,7 @@
 use crate::common::rounds::{ok, run_rounds, Rounds};
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::gates::{GateAlgorithm, GateParams};
-use fabricsim_network::{HwOp, NetworkParams, RunLimits, Simulation};
+use fabricsim_network::{HardwareSpec, HwOp, NetworkParams, RunLimits, Simulation};
 use fabricsim_routing::{DimensionOrder, Routing};
 use fabricsim_topology::Torus;
 
@@ -39,7 +39,7 @@ fn one_node(engines: u32, w: Rounds) -> Rounds {
 }
 
 fn run_placed(shape: Vec<u32>, per_node: u32, w: Rounds, shuffle: Option<u64>, place: fn(u32, u32, u32) -> u32) -> Rounds {
-    run_rounds(shape, per_node, w, shuffle, place, &|_, p| NetworkParams { gates: Some(tofud_gates(per_node)), ..p })
+    run_rounds(shape, per_node, w, shuffle, place, &|_, p| NetworkParams { hardware: HardwareSpec::TofuGates(tofud_gates(per_node)), ..p })
 }
 
 fn latest(w: &Rounds) -> Time {
@@ -143,17 +143,17 @@ fn too_many_elements_and_missing_resources_are_named() {
     assert!(msg.contains("bytes") && msg.contains("3 floating-point"), "{msg}");
     // 20 points on one TNI: more channels (16) than it has.
     let msg = one_node(1, Rounds::barrier(20, 1, |_, _| Time::ZERO)).error.unwrap();
-    assert!(msg.contains("barrier.channels") && msg.contains("16"), "{msg}");
+    assert!(msg.contains("hardware.channels") && msg.contains("16"), "{msg}");
     // 16 points on one TNI with 20 gates: 16 start-and-end gates, 15 relays combining and 14
     // fanning out do not fit.
     let t = Torus::new(vec![2], None, None).unwrap();
-    let p = NetworkParams { gates: Some(GateParams { gates: 20, ..tofud_gates(1) }), ..common::params(2) };
+    let p = NetworkParams { hardware: HardwareSpec::TofuGates(GateParams { gates: 20, ..tofud_gates(1) }), ..common::params(2) };
     let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
     let mut sim = Simulation::new(t.build_graph(1), r, p, Rounds::barrier(16, 1, |_, _| Time::ZERO)).unwrap();
     sim = sim.with_rank_map(vec![NodeId(0); 16]).unwrap();
     sim.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(100), drain: Time::ZERO }, |_| {}).unwrap();
     let msg = sim.workload().error.clone().unwrap();
-    assert!(msg.contains("barrier.gates") && msg.contains("20"), "{msg}");
+    assert!(msg.contains("hardware.gates") && msg.contains("20"), "{msg}");
 }
 
 #[test]

@@ -5,26 +5,18 @@
 use crate::common::rounds::{ok, run_rounds, Rounds};
 use fabricsim_core::{NodeId, Time};
 use fabricsim_network::class_routes::{ClassRouteParams, ClassTree};
-use fabricsim_network::{HwKind, HwOp, NetworkParams};
+use fabricsim_network::{HardwareSpec, HwKind, HwOp, NetworkParams};
 use fabricsim_topology::Torus;
 
-fn class_routes(t: &Torus) -> ClassRouteParams {
-    ClassRouteParams {
-        shape: t.shape().to_vec(),
-        wrap: t.wrap().to_vec(),
-        routes: 16,
-        inputs: 12,
-        up_delay: Time::ZERO,
-        down_delay: Time::ZERO,
-        float_up_delay: Time::from_ns(18),
-        float_down_delay: Time::from_ns(6),
-    }
+/// Blue Gene/Q's class routes (the defaults are its parameters).
+fn class_routes() -> HardwareSpec {
+    HardwareSpec::BgqClassRoutes(ClassRouteParams::default())
 }
 
 /// One rank per node; an engine per link direction (the copies going down leave at once).
 fn run(shape: Vec<u32>, w: Rounds, shuffle: Option<u64>) -> Rounds {
     let engines = 2 * shape.len() as u32;
-    run_rounds(shape, engines, w, shuffle, |r, _, _| r, &|t, p| NetworkParams { class_routes: Some(class_routes(t)), buffer_bytes: 2048, ..p })
+    run_rounds(shape, engines, w, shuffle, |r, _, _| r, &|_, p| NetworkParams { hardware: class_routes(), buffer_bytes: 2048, ..p })
 }
 
 #[test]
@@ -156,11 +148,11 @@ fn groups_the_hardware_cannot_take_are_refused_by_name() {
     let w = run(vec![4, 4], Rounds::barrier(6, 1, |_, _| Time::ZERO), None);
     assert!(w.error.as_deref().unwrap().contains("rectangle"), "{:?}", w.error);
     // A node in more class routes than it may be.
-    let w = run_rounds(vec![4, 4], 1, Rounds::barrier(16, 1, |_, _| Time::ZERO), None, |r, _, _| r, &|t, p| NetworkParams {
-        class_routes: Some(ClassRouteParams { routes: 0, ..class_routes(t) }),
+    let w = run_rounds(vec![4, 4], 1, Rounds::barrier(16, 1, |_, _| Time::ZERO), None, |r, _, _| r, &|_, p| NetworkParams {
+        hardware: HardwareSpec::BgqClassRoutes(ClassRouteParams { routes: 0, ..Default::default() }),
         ..p
     });
-    assert!(w.error.as_deref().unwrap().contains("class_routes.routes"), "{:?}", w.error);
+    assert!(w.error.as_deref().unwrap().contains("hardware.routes"), "{:?}", w.error);
 }
 
 #[test]

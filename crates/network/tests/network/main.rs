@@ -11,5 +11,6 @@ mod guards;
 mod multicast;
 mod nic;
 mod routing_classes;
+mod seam_guard;
 mod stepping;
 mod switch_barrier;

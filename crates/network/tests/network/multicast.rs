@@ -5,7 +5,10 @@
 
 use fabricsim_core::{SimError, Time};
 use fabricsim_network::multicast::{MulticastParams, RootChoice};
-use fabricsim_network::{Api, Delivered, HwCollective, HwGroup, HwKind, NetworkParams, Rank, RunLimits, Simulation, Workload};
+use fabricsim_network::{
+    Api, DawningSwitchParams, DawningUnit, Delivered, HardwareSpec, HwCollective, HwGroup, HwKind, NetworkParams, Rank, RunLimits, Simulation,
+    Workload,
+};
 use fabricsim_routing::{Routing, UpDown};
 use fabricsim_topology::FatTree;
 
@@ -84,7 +87,12 @@ fn params(radix: u32, levels: u32, grb: bool, root: RootChoice) -> (FatTree, Net
         terminal_latency: base.link_latency,
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
-        multicast: Some(Box::new(MulticastParams { rail: 0, grb, root, copy_delay: Time::from_ns(20), seed: 5 })),
+        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams {
+            units: vec![DawningUnit::Multicast],
+            multicast: MulticastParams { rail: 0, grb, root, copy_delay: Time::from_ns(20) },
+            ..Default::default()
+        }),
+        seed: 5,
         ..base
     };
     (tree, p)

@@ -61,7 +61,7 @@ fn arrivals(deterministic: bool, engines: u32) -> Vec<u64> {
     let g = t.build_graph(engines);
     let mut p = params(3);
     (p.buffer_bytes, p.engines) = (1024, engines);
-    let r = Routing::build(&RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] }, &topo, engines, 3).unwrap();
+    let r = Routing::build(&RoutingSpec::Adaptive(Default::default()), &topo, engines, 3).unwrap();
     let w = StreamInTraffic { n: 64, far: t.node_at(&[2, 2, 2]).unwrap().0, count: 200, depth: 6, deterministic, arrived: vec![], state: 7 };
     let mut sim = Simulation::new(g, r, p, w).unwrap();
     let _ = sim.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(100), drain: Time::ZERO }, |_| {});

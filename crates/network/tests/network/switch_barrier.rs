@@ -4,9 +4,9 @@
 //! and a dedicated VC keeps the barrier clear of the unicast queues.
 
 use crate::common::rounds::Rounds;
-use fabricsim_core::{NodeId, Time};
+use fabricsim_core::{Bytes, NodeId, Time};
 use fabricsim_network::switch_barrier::{BarrierCounts, SwitchBarrierParams};
-use fabricsim_network::{NetworkParams, RunLimits, Simulation};
+use fabricsim_network::{DawningSwitchParams, DawningUnit, HardwareSpec, NetworkParams, RunLimits, Simulation};
 use fabricsim_routing::{Routing, UpDown};
 use fabricsim_topology::{FatTree, Topology};
 
@@ -35,15 +35,19 @@ fn run(net: &Net, w: Rounds, shuffle: Option<u64>) -> (Rounds, BarrierCounts) {
         terminal_latency: base.link_latency,
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
-        switch_barrier: Some(Box::new(SwitchBarrierParams {
-            rail: 0,
-            delay: Time::ZERO,
-            payload: 8,
-            retry_timeout: Time::from_ns(600),
-            urge_timeout: Time::from_ns(1500),
-            drop: net.drop,
-            seed: 11,
-        })),
+        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams {
+            units: vec![DawningUnit::Barrier],
+            barrier: SwitchBarrierParams {
+                rail: 0,
+                delay: Time::ZERO,
+                payload: Bytes(8),
+                retry_timeout: Time::from_ns(600),
+                urge_timeout: Time::from_ns(1500),
+                drop: net.drop,
+            },
+            ..Default::default()
+        }),
+        seed: 11,
         watchdog: Time::from_us(50),
         ..base
     };

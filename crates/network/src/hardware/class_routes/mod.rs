@@ -30,13 +30,12 @@ use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
 use std::collections::HashMap;
 pub use tree::ClassTree;
 
-/// Blue Gene/Q's collective hardware (`[class_routes]` in a scenario).
-#[derive(Debug, Clone, PartialEq)]
+/// Blue Gene/Q's collective hardware (`[hardware] type = "bgq_class_routes"` in a scenario).
+/// Defaults: Blue Gene/Q's (16 routes per node, 12 inputs; floating-point combining costs 9
+/// network cycles per hop going up and 3 going down, integers nothing extra).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ClassRouteParams {
-    /// The torus the trees are embedded in.
-    pub shape: Vec<u32>,
-    /// Per axis of `shape`, whether it wraps around.
-    pub wrap: Vec<bool>,
     /// Class routes a node may take part in.
     pub routes: u32,
     /// Most inputs a node combines (links plus its own contribution).
@@ -49,6 +48,19 @@ pub struct ClassRouteParams {
     pub float_up_delay: Time,
     /// Delay per hop going down the tree, for floating point.
     pub float_down_delay: Time,
+}
+
+impl Default for ClassRouteParams {
+    fn default() -> Self {
+        ClassRouteParams {
+            routes: 16,
+            inputs: 12,
+            up_delay: Time::ZERO,
+            down_delay: Time::ZERO,
+            float_up_delay: Time::from_ns(18),
+            float_down_delay: Time::from_ns(6),
+        }
+    }
 }
 
 /// Priority class of chunks going up the tree (above system traffic).
@@ -139,9 +151,9 @@ impl ClassRoutes {
         !self.sends.is_empty()
     }
 
-    pub(crate) fn new(p: ClassRouteParams) -> Result<Self, String> {
-        let torus = fabricsim_topology::Torus::new(p.shape.clone(), Some(p.wrap.clone()), None).map_err(|e| e.to_string())?;
-        Ok(ClassRoutes {
+    /// Class routes with parameters `p` in the routers of `torus`.
+    pub(crate) fn new(p: ClassRouteParams, torus: fabricsim_topology::Torus) -> Self {
+        ClassRoutes {
             used: vec![0; torus.nodes() as usize],
             torus,
             p,
@@ -151,7 +163,7 @@ impl ClassRoutes {
             chunk_time: 0,
             sends: Vec::new(),
             done: Vec::new(),
-        })
+        }
     }
 }
 
@@ -169,11 +181,11 @@ impl ClassRoutes {
         let tree = ClassTree::build(&cr.torus, &nodes, root).map_err(|e| format!("group {}: {e}", g.id))?;
         for (i, &v) in tree.nodes.iter().enumerate() {
             if cr.used[v as usize] >= cr.p.routes {
-                return Err(format!("class_routes.routes: node {v} takes part in {} class routes already, its most", cr.p.routes));
+                return Err(format!("hardware.routes: node {v} takes part in {} class routes already, its most", cr.p.routes));
             }
             let inputs = tree.children[i].len() as u32 + 1;
             if inputs > cr.p.inputs {
-                return Err(format!("class_routes.inputs: node {v} would combine {inputs} inputs, more than {}", cr.p.inputs));
+                return Err(format!("hardware.inputs: node {v} would combine {inputs} inputs, more than {}", cr.p.inputs));
             }
         }
         for &v in &tree.nodes {

@@ -25,8 +25,11 @@ use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
 use std::collections::HashMap;
 pub use wiring::{GateAlgorithm, Role, Wiring};
 
-/// The barrier hardware of each node (`[barrier]` in a scenario).
-#[derive(Debug, Clone, PartialEq)]
+/// The barrier hardware of each node (`[hardware] type = "tofu_gates"` in a scenario). The
+/// defaults are the K computer's counts (8 channels and 64 gates, TNI 0 only, one element per
+/// reduction) and TofuD's measured component latencies.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct GateParams {
     /// TNIs (the first ones of each node) that have BCHs and BGs.
     pub tnis: u32,
@@ -46,6 +49,22 @@ pub struct GateParams {
     pub float_elements: u8,
     /// How each group's gates are wired.
     pub algorithm: GateAlgorithm,
+}
+
+impl Default for GateParams {
+    fn default() -> Self {
+        GateParams {
+            tnis: 1,
+            channels: 8,
+            gates: 64,
+            channel_serial: Time::from_ns(290),
+            channel_overlap: Time::from_ns(190),
+            relay: Time::from_ns(130),
+            int_elements: 1,
+            float_elements: 1,
+            algorithm: GateAlgorithm::default(),
+        }
+    }
 }
 
 /// Priority class of gate signals in the network (above normal traffic).
@@ -145,7 +164,7 @@ impl GateUnit {
             points.push(node * tnis + t);
         }
         let share = wiring::Share { tnis_per_node: tnis, gates_per_channel: unit.p.gates / unit.p.channels };
-        let wiring = Wiring::build(&points, unit.p.algorithm, g.sums, Some(share)).map_err(|e| format!("barrier.algorithm: {e}"))?;
+        let wiring = Wiring::build(&points, unit.p.algorithm, g.sums, Some(share)).map_err(|e| format!("hardware.algorithm: {e}"))?;
         let (channels, gates) = (wiring.channels_per_tni(), wiring.gates_per_tni());
         for (i, &t) in wiring.tnis.iter().enumerate() {
             let (c, b) = unit.used[t as usize];
@@ -153,7 +172,7 @@ impl GateUnit {
             for (what, need, used, has) in [("channels", channels[i], c, unit.p.channels), ("gates", gates[i], b, unit.p.gates)] {
                 if used + need > has {
                     return Err(format!(
-                        "barrier.{what}: group {} needs {need} barrier {what} on node {node} TNI {tni}, which has {} of {has} left",
+                        "hardware.{what}: group {} needs {need} barrier {what} on node {node} TNI {tni}, which has {} of {has} left",
                         g.id,
                         has - used
                     ));

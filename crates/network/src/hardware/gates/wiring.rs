@@ -68,7 +68,7 @@ pub struct Share {
     pub gates_per_channel: u32,
 }
 
-/// How a group's gates are wired (`barrier.algorithm`).
+/// How a group's gates are wired (`hardware.algorithm`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum GateAlgorithm {

@@ -29,27 +29,42 @@ use super::{Context, HwMessage, Unit};
 use crate::hardware::agent::{AgentSend, SINK_HINT};
 pub use crate::hardware::switch_tree::{At, SwitchTree};
 use crate::packet::SWITCH_BARRIER;
-use fabricsim_core::Time;
+use fabricsim_core::{Bytes, Time};
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, Rank};
 use std::collections::{HashMap, VecDeque};
 
-/// Dawning's barrier logic in the switches and NICs (`[switch_barrier]` in a scenario).
-#[derive(Debug, Clone, PartialEq)]
+/// Dawning's barrier logic in the switches and NICs (`[hardware.barrier]` of `type =
+/// "dawning_switch"` in a scenario). The paper gives no timing for the logic or the timeouts:
+/// the defaults are assumptions (no logic time beyond the switch's pipeline; timeouts that a
+/// loaded Dawning network's packets stay within).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SwitchBarrierParams {
     /// The plane the barrier trees use.
     pub rail: u32,
     /// A switch's barrier logic time for a packet, after the switch's pipeline.
     pub delay: Time,
-    /// Payload of a barrier packet, bytes.
-    pub payload: u32,
+    /// Payload of a barrier packet: 1 to 1024 bytes. Default 8B.
+    pub payload: Bytes,
     /// Time after which an unacknowledged arrive is sent again.
     pub retry_timeout: Time,
     /// Time after which an element still waiting for done urges its parent (and again).
     pub urge_timeout: Time,
-    /// Probability that a barrier packet is lost on its link.
+    /// Probability that a barrier packet is lost on its link (to study the recovery), below 1.
     pub drop: f64,
-    /// Seed of the losses.
-    pub seed: u64,
+}
+
+impl Default for SwitchBarrierParams {
+    fn default() -> Self {
+        SwitchBarrierParams {
+            rail: 0,
+            delay: Time::ZERO,
+            payload: Bytes(8),
+            retry_timeout: Time::from_us(10),
+            urge_timeout: Time::from_us(40),
+            drop: 0.0,
+        }
+    }
 }
 
 /// Priority class of barrier packets: above every other (the barrier VC's output priority).
@@ -168,6 +183,8 @@ pub struct BarrierCounts {
 /// The barrier logic of every switch and NIC, and the groups' trees.
 pub(crate) struct SwitchBarrier {
     p: SwitchBarrierParams,
+    /// Seed of the losses.
+    seed: u64,
     tree: fabricsim_topology::FatTree,
     groups: Vec<Group>,
     index: HashMap<u32, u32>,
@@ -181,13 +198,14 @@ pub(crate) struct SwitchBarrier {
 }
 
 impl SwitchBarrier {
-    /// The logic of fat-tree `tree`'s switches.
-    pub(crate) fn new(p: SwitchBarrierParams, tree: fabricsim_topology::FatTree) -> Result<Self, String> {
+    /// The logic of fat-tree `tree`'s switches, its losses drawn from `seed`.
+    pub(crate) fn new(p: SwitchBarrierParams, tree: fabricsim_topology::FatTree, seed: u64) -> Result<Self, String> {
         if p.rail >= tree.rails() {
             return Err(format!("rail {} of a {}-rail network", p.rail, tree.rails()));
         }
         Ok(SwitchBarrier {
             p,
+            seed,
             tree,
             groups: Vec::new(),
             index: HashMap::new(),
@@ -468,8 +486,9 @@ impl SwitchBarrier {
         let n = st.packets as u64;
         let p = &unit.p;
         let key = (s.group as u64) << 40 ^ (s.round as u64) << 24 ^ (s.from as u64) << 12 ^ s.to as u64 ^ (s.kind as u64) << 62;
-        let corrupt = p.drop > 0.0 && (fabricsim_core::rng::mix(p.seed ^ fabricsim_core::rng::mix(key ^ n << 20)) as f64) < p.drop * u64::MAX as f64;
-        let payload = p.payload;
+        let corrupt =
+            p.drop > 0.0 && (fabricsim_core::rng::mix(unit.seed ^ fabricsim_core::rng::mix(key ^ n << 20)) as f64) < p.drop * u64::MAX as f64;
+        let payload = p.payload.0 as u32;
         let g = &unit.groups[s.group as usize];
         let (from, to) = (&g.tree.elements[s.from as usize], &g.tree.elements[s.to as usize]);
         let dst = match to.at {
@@ -541,13 +560,12 @@ mod tests {
         let p = SwitchBarrierParams {
             rail: 0,
             delay: Time::from_ns(100),
-            payload: 16,
+            payload: Bytes(16),
             retry_timeout: Time::from_us(3),
             urge_timeout: Time::from_us(5),
             drop,
-            seed: 7,
         };
-        (SwitchBarrier::new(p, tree).unwrap(), MockContext::new(graph, NetworkParams::default()))
+        (SwitchBarrier::new(p, tree, 7).unwrap(), MockContext::new(graph, NetworkParams::default()))
     }
 
     /// Every node's rank starts one barrier at 0; returns when each ended.
