@@ -34,6 +34,7 @@ mod bare_words;
 pub mod collective;
 pub mod info;
 pub mod machine_docs;
+pub mod map;
 pub mod memory;
 pub mod partition;
 pub mod placement;
