@@ -18,8 +18,8 @@ pub(crate) struct MapArgs {
     /// ring:RANKS:BYTES.
     #[arg(long, value_name = "SPEC")]
     generate: Option<String>,
-    /// Methods (repeatable or comma-separated): default, permutations, blocks, greedy, anneal.
-    /// Default: all of them.
+    /// Methods (repeatable or comma-separated): default, permutations, blocks, vtorus, greedy,
+    /// anneal. Default: all of them.
     #[arg(long, value_delimiter = ',')]
     method: Vec<String>,
     /// Most wall-clock time annealing may take, e.g. 60s.

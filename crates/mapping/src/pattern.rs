@@ -20,6 +20,7 @@ pub struct Flow {
 pub struct Pattern {
     ranks: u32,
     flows: Vec<Flow>,
+    grid: Option<Vec<u32>>,
 }
 
 /// Each rank's partners with the bytes exchanged both ways (compressed rows: the partners of
@@ -49,7 +50,21 @@ impl Pattern {
         if let Some(f) = flows.iter().find(|f| f.src >= ranks || f.dst >= ranks) {
             return Err(ConfigError::new(field, format!("flow {} -> {} names a rank beyond the job's {ranks}", f.src, f.dst)));
         }
-        Ok(Pattern { ranks, flows })
+        Ok(Pattern { ranks, flows, grid: None })
+    }
+
+    /// The same pattern, known to be the communication of the torus of ranks `dims` (rank
+    /// numbers along axis 0 fastest; the product of `dims` is the rank count): what the
+    /// `vtorus` method lays on the network.
+    pub fn with_grid(mut self, dims: Vec<u32>) -> Pattern {
+        debug_assert_eq!(dims.iter().map(|&d| d as u64).product::<u64>(), self.ranks as u64);
+        self.grid = Some(dims);
+        self
+    }
+
+    /// The torus of ranks the pattern was generated on, if known.
+    pub fn grid(&self) -> Option<&[u32]> {
+        self.grid.as_deref()
     }
 
     /// Read CSV lines `src,dst,bytes` (bytes a count or a size such as `64KiB`; an optional

@@ -15,9 +15,10 @@ fn map_compares_methods_and_writes_a_map_the_collectives_read() {
     let rows: serde_json::Value = serde_json::from_str(&stdout).expect("JSON rows on standard output");
     let rows = rows.as_array().unwrap();
     let names: Vec<&str> = rows.iter().map(|r| r["method"].as_str().unwrap()).collect();
-    assert_eq!(names, ["default", "permutations", "blocks", "greedy", "anneal"]);
+    assert_eq!(names, ["default", "permutations", "blocks", "vtorus", "greedy", "anneal"]);
     let hb = |i: usize| rows[i]["hop_bytes"].as_u64().unwrap();
-    assert!(hb(4) < hb(0), "annealing beats the default: {} vs {}", hb(4), hb(0));
+    assert!(hb(5) < hb(0), "annealing beats the default: {} vs {}", hb(5), hb(0));
+    assert_eq!(rows[3]["detail"], "virtual torus 8x8", "CG's 8x8 process grid on the 8x8 torus");
     assert!(rows.iter().all(|r| r["max_link_bytes"].as_f64().unwrap() > 0.0 && !r["busiest_links"].as_array().unwrap().is_empty()));
     assert!(err.contains("wrote the "), "{err}");
     // The rank map runs a collective.

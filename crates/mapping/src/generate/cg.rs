@@ -112,7 +112,7 @@ pub fn pattern(class: Class, ranks: u32) -> Result<Pattern, String> {
             flows.push(Flow { src: me, dst: exch, bytes: 8 * send_len });
         }
     }
-    Pattern::new(ranks, flows, "cg").map_err(|e| e.message)
+    Ok(Pattern::new(ranks, flows, "cg").map_err(|e| e.message)?.with_grid(vec![npcols, nprows]))
 }
 
 #[cfg(test)]

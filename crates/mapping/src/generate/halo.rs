@@ -23,7 +23,7 @@ pub fn pattern(dims: &[u32], bytes: u64) -> Result<Pattern, String> {
             stride *= d;
         }
     }
-    Pattern::new(ranks, flows, "halo").map_err(|e| e.message)
+    Ok(Pattern::new(ranks, flows, "halo").map_err(|e| e.message)?.with_grid(dims.to_vec()))
 }
 
 #[cfg(test)]

@@ -11,5 +11,5 @@ pub fn all_to_all(ranks: u32, bytes: u64) -> Pattern {
 /// Rank `r` sends `bytes` to rank `r + 1`, the last to rank 0.
 pub fn ring(ranks: u32, bytes: u64) -> Pattern {
     let flows = (0..ranks).map(|s| Flow { src: s, dst: (s + 1) % ranks, bytes }).collect();
-    Pattern::new(ranks, flows, "ring").expect("ranks within the job")
+    Pattern::new(ranks, flows, "ring").expect("ranks within the job").with_grid(vec![ranks])
 }

@@ -1,7 +1,9 @@
 //! Simulated annealing over rank orders (RMATT-style): start from a map, propose moves, accept
 //! every move that lowers hop-bytes and a worsening one of `delta` with probability
 //! `exp(-delta / T)`, the temperature `T` falling geometrically from `T0` to `T0 / 1000` over the
-//! iterations. `T0` is the mean worsening of 256 moves (drawn as below) tried on the start.
+//! iterations. `T0` is the mean worsening of 256 random swaps (a random rank to a random node) tried on the
+//! start: hot enough to leave a good start's basin early on, which measured better on NAS CG than
+//! a start from the smaller worsening of targeted moves.
 //!
 //! Moves: nine in ten swap a random rank with the rank on another node (or move it there when
 //! the node is free): half the time a random node, half the time a node one link from the node
@@ -101,11 +103,8 @@ pub fn anneal(topo: &Topology, pattern: &Pattern, start: &[NodeId], opts: &Optio
     let mut rng = RngStreams::new(opts.seed).stream(7, 0);
     let iterations = if opts.iterations == 0 { 2000 * ranks as u64 } else { opts.iterations };
     let (mut sum, mut count) = (0f64, 0u32);
-    let mut near = Vec::with_capacity(16);
     for _ in 0..256 {
-        let a = rng.gen_range(0..ranks);
-        let n = target(&s, a, &mut rng, &mut near);
-        let d = s.delta(a, n);
+        let d = s.delta(rng.gen_range(0..ranks), rng.gen_range(0..nodes));
         if d > 0 {
             sum += d as f64;
             count += 1;
@@ -113,6 +112,7 @@ pub fn anneal(topo: &Topology, pattern: &Pattern, start: &[NodeId], opts: &Optio
     }
     let t0 = if count == 0 { 1.0 } else { sum / count as f64 };
     let cool = (1e-3f64).ln() / iterations.max(1) as f64;
+    let mut near = Vec::with_capacity(16);
     let mut undo: Vec<(u32, u32)> = Vec::new();
     let (mut current, mut accepted, mut done) = (start_cost, 0u64, 0u64);
     for i in 0..iterations {
@@ -121,7 +121,8 @@ pub fn anneal(topo: &Topology, pattern: &Pattern, start: &[NodeId], opts: &Optio
         }
         done += 1;
         let temp = t0 * (cool * i as f64).exp();
-        let block = if opts.block >= 2 && rng.gen_range(0..10) == 0 { rng.gen_range(2..=opts.block.min(ranks / 2).max(1)) } else { 1 };
+        // Block moves need two disjoint blocks of at least two ranks.
+        let block = if opts.block >= 2 && ranks >= 4 && rng.gen_range(0..10) == 0 { rng.gen_range(2..=opts.block.min(ranks / 2)) } else { 1 };
         let delta = if block <= 1 {
             let a = rng.gen_range(0..ranks);
             let n = target(&s, a, &mut rng, &mut near);
@@ -204,5 +205,10 @@ mod tests {
         assert!(a.hop_bytes < before, "{} vs {before}", a.hop_bytes);
         assert_eq!(a.hop_bytes, 160, "a ring on a ring: one hop per message");
         assert_eq!(anneal(&topo, &p, &start, &opts).map, a.map, "same seed, same map");
+        // Too few ranks for block moves: swaps only, no panic.
+        let two = crate::generate::simple::ring(3, 10);
+        let start: Vec<NodeId> = (0..3).map(|r| NodeId(r * 5)).collect();
+        let a = anneal(&topo, &two, &start, &Options { seed: 1, iterations: 1000, budget: None, block: 8 });
+        assert_eq!(a.hop_bytes, cost::hop_bytes(&topo, &two, &a.map));
     }
 }
