@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod map;
 mod progress;
 
 #[derive(Parser)]
@@ -149,6 +150,9 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         update_docs: Option<PathBuf>,
     },
+    /// Map a job's ranks onto the network: each method's map priced by hop-bytes and link loads
+    /// under the scenario's routing; the best written with --out.
+    Map(map::MapArgs),
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
     /// Print a scenario as it resolves (preset and overrides applied) as TOML.
@@ -583,6 +587,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 return Err(Error::Failed(format!("{} validation rows failed", rows.iter().filter(|r| r.status == "FAIL").count())));
             }
         }
+        Cmd::Map(args) => map::run(args)?,
         Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {

@@ -35,6 +35,7 @@ pub mod collective;
 pub mod info;
 mod legacy_hardware;
 pub mod machine_docs;
+pub mod map;
 pub mod memory;
 pub mod partition;
 pub mod placement;

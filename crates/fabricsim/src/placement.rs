@@ -59,7 +59,7 @@ impl Ranks {
         match (&self.map, self.per_node) {
             (Some(m), _) => Some(m.clone()),
             (None, 1) => None,
-            (None, k) => Some((0..plan.topology.nodes() * k).map(|r| NodeId(r / k)).collect()),
+            (None, k) => Some(fabricsim_mapping::placement::fill_in_order(plan.topology.nodes(), k)),
         }
     }
 
@@ -91,33 +91,8 @@ impl Ranks {
 
 /// Read a rank map: one line per rank (rank 0 first) giving its node, as coordinates separated
 /// by spaces or commas on a torus or mesh, or a node id on a fat-tree; `#` starts a comment.
-/// A node may hold at most `per_node` ranks. Errors name the line.
+/// A node may hold at most `per_node` ranks. Errors name the line (see
+/// [`fabricsim_mapping::placement::parse_rank_map`]).
 pub fn read_rank_map(plan: &Plan, text: &str, per_node: u32) -> Result<Vec<NodeId>, Error> {
-    if per_node == 0 {
-        return Err(ConfigError::new("--ranks-per-node", "0 is not a rank count").into());
-    }
-    let mut map = Vec::new();
-    let mut held = vec![0u32; plan.topology.nodes() as usize];
-    for (no, raw) in text.lines().enumerate() {
-        let line = raw.split('#').next().unwrap_or("").trim();
-        if line.is_empty() {
-            continue;
-        }
-        let field = format!("rank map line {}", no + 1);
-        let coords = line
-            .split([' ', ',', '\t'])
-            .filter(|w| !w.is_empty())
-            .map(|w| w.parse::<u32>().map_err(|_| ConfigError::new(field.clone(), format!("'{w}' is not a coordinate"))))
-            .collect::<Result<Vec<u32>, _>>()?;
-        let node = plan.node_at(&field, &Some(coords))?;
-        held[node.index()] += 1;
-        if held[node.index()] > per_node {
-            return Err(ConfigError::new(field, format!("node {line} already holds {per_node} rank(s), the most per node")).into());
-        }
-        map.push(node);
-    }
-    if map.is_empty() {
-        return Err(ConfigError::new("rank map", "lists no rank").into());
-    }
-    Ok(map)
+    Ok(fabricsim_mapping::placement::parse_rank_map(&plan.topology, text, per_node)?)
 }

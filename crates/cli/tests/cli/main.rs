@@ -7,6 +7,7 @@ mod docs;
 mod friction;
 mod input_checks;
 mod machine_pages;
+mod map;
 mod partition;
 mod resources;
 

@@ -1,0 +1,150 @@
+//! `fabricsim map`: the mapping methods of [`fabricsim_mapping`] run for a pattern on a
+//! scenario's network, each map priced by hop-bytes and by link loads under the scenario's own
+//! routing. Glue only: the methods, costs and formats live in the mapping crate.
+
+use crate::{Error, Plan};
+use fabricsim_core::{ConfigError, NodeId};
+use fabricsim_mapping::cost::{self, link_load::link_name};
+use fabricsim_mapping::tune::{self, anneal};
+use fabricsim_mapping::Pattern;
+use serde::Serialize;
+use std::path::Path;
+use std::time::Instant;
+
+/// One link and the bytes it carries.
+#[derive(Debug, Clone, Serialize)]
+pub struct BusyLink {
+    /// The link: the node it leaves and its axis and direction (a switch port on a fat-tree).
+    pub link: String,
+    /// Bytes it carries.
+    pub bytes: f64,
+}
+
+/// What one method found (one `--json` row).
+#[derive(Debug, Clone, Serialize)]
+pub struct MethodRow {
+    /// The method's name.
+    pub method: String,
+    /// Which variant won (axis order, brick shape, annealing moves).
+    pub detail: String,
+    /// Hop-bytes of the pattern under the method's map.
+    pub hop_bytes: u64,
+    /// Bytes on the busiest link under the scenario's routing.
+    pub max_link_bytes: f64,
+    /// Mean bytes over every network link.
+    pub mean_link_bytes: f64,
+    /// The busiest links, busiest first.
+    pub busiest_links: Vec<BusyLink>,
+    /// Wall-clock seconds the method took (its costs not included).
+    pub seconds: f64,
+    /// Node of every rank.
+    #[serde(skip)]
+    pub map: Vec<NodeId>,
+}
+
+/// The pattern of `--pattern FILE` (CSV `src,dst,bytes`) or `--generate SPEC`.
+pub fn pattern(file: Option<&Path>, generate: Option<&str>) -> Result<Pattern, Error> {
+    match (file, generate) {
+        (Some(p), None) => {
+            let text = std::fs::read_to_string(p).map_err(|e| ConfigError::new("--pattern", format!("'{}': {e}", p.display())))?;
+            Ok(Pattern::from_csv(&text, None, &format!("--pattern {}", p.display()))?)
+        }
+        (None, Some(spec)) => Ok(fabricsim_mapping::generate::parse(spec, "--generate")?),
+        _ => Err(ConfigError::new("--pattern", "give --pattern FILE or --generate SPEC (one of them)").into()),
+    }
+}
+
+/// Run each of `methods` for `pattern` on `plan`'s network and price its map; `done` sees each
+/// row as it is finished. Annealing starts from the best map of the methods before it. Refused (naming `--generate`/`--pattern`) when the pattern has more
+/// ranks than the network has nodes.
+pub fn compare(
+    plan: &Plan,
+    pattern: &Pattern,
+    methods: &[Method],
+    opts: &anneal::Options,
+    mut done: impl FnMut(&MethodRow),
+) -> Result<Vec<MethodRow>, Error> {
+    tune::check_fits(&plan.topology, pattern, "--pattern")?;
+    let graph = plan.build_graph();
+    let mut rows: Vec<MethodRow> = Vec::with_capacity(methods.len());
+    for &m in methods {
+        let began = Instant::now();
+        // Annealing refines the best map of the methods run before it (the default order when
+        // it runs first).
+        let mapped = match (m, best(&rows)) {
+            (Method::Anneal, Some(b)) => {
+                let mut a = anneal::anneal(&plan.topology, pattern, &b.map, opts);
+                a.detail = format!("from {}: {}", b.method, a.detail);
+                a
+            }
+            _ => tune::run(m, &plan.topology, pattern, opts),
+        };
+        let seconds = began.elapsed().as_secs_f64();
+        let loads = cost::link_loads(&graph, &plan.routing, pattern, &mapped.map).map_err(|m| Error::Failed(format!("link loads: {m}")))?;
+        let busiest = loads.busiest(3).into_iter().map(|(p, bytes)| BusyLink { link: link_name(&plan.topology, &graph, p), bytes }).collect();
+        let row = MethodRow {
+            method: m.name().into(),
+            detail: mapped.detail,
+            hop_bytes: mapped.hop_bytes,
+            max_link_bytes: loads.max,
+            mean_link_bytes: loads.mean,
+            busiest_links: busiest,
+            seconds,
+            map: mapped.map,
+        };
+        done(&row);
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// The best row: the least hop-bytes, then the least loaded busiest link, then the first.
+pub fn best(rows: &[MethodRow]) -> Option<&MethodRow> {
+    rows.iter().min_by(|a, b| a.hop_bytes.cmp(&b.hop_bytes).then(a.max_link_bytes.total_cmp(&b.max_link_bytes)))
+}
+
+/// The rows as a table: hop-bytes and link loads, each relative to the first row.
+pub fn table(rows: &[MethodRow]) -> String {
+    let mut s = format!(
+        "{:<13} {:>16} {:>8} {:>14} {:>14} {:>9}  {}\n",
+        "method", "hop-bytes", "vs 1st", "max link B", "mean link B", "seconds", "busiest link / detail"
+    );
+    let first = rows.first().map(|r| r.hop_bytes.max(1)).unwrap_or(1);
+    for r in rows {
+        let busy = r.busiest_links.first().map(|l| l.link.clone()).unwrap_or_else(|| "-".into());
+        s.push_str(&format!(
+            "{:<13} {:>16} {:>8.3} {:>14.0} {:>14.1} {:>9.2}  {busy}; {}\n",
+            r.method,
+            r.hop_bytes,
+            r.hop_bytes as f64 / first as f64,
+            r.max_link_bytes,
+            r.mean_link_bytes,
+            r.seconds,
+            r.detail
+        ));
+    }
+    s
+}
+
+pub use fabricsim_mapping::formats::{Format, HostPattern};
+pub use fabricsim_mapping::tune::anneal::Options as AnnealOptions;
+pub use fabricsim_mapping::tune::Method;
+
+/// Write `map` in `format` to `path`, then read it back and check it is the same map (MPICH's
+/// order: the same order of ranks), so a written file is known to load.
+pub fn write_map(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, path: &Path) -> Result<(), Error> {
+    let text = format.write(&plan.topology, map, hosts);
+    let back = format.read(&plan.topology, &text, hosts, "--out")?;
+    let same = match format {
+        Format::Mpich => {
+            let mut used = map.to_vec();
+            used.sort();
+            back.iter().zip(map).all(|(b, m)| used[b.index()] == *m)
+        }
+        _ => back == map,
+    };
+    if !same {
+        return Err(Error::Failed(format!("the {} file does not read back as the map written", format.name())));
+    }
+    std::fs::write(path, text).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,5 @@
+//! Integration tests of the mapping crate, one module per behaviour.
+
+mod embed;
+mod formats;
+mod tuners;
