@@ -200,7 +200,7 @@ impl Reader {
 
     /// One operation (`t`: its words after any label); an empty message means malformed.
     fn op(&mut self, no: u32, t: &[&str]) -> Result<(), GoalError> {
-        let rank = self.in_block(no)?;
+        self.in_block(no)?;
         let n = self.num_ranks.unwrap_or(0);
         let malformed = || GoalError::new(no, "");
         let (kind, rest) = match t.first() {
@@ -258,7 +258,6 @@ impl Reader {
         if self.trace.ops.len() as u64 >= MAX_OPS {
             return Err(GoalError::new(no, format!("more than {MAX_OPS} operations")));
         }
-        let _ = rank;
         self.trace.ops.push(op);
         self.trace.lines.push(no);
         Ok(())

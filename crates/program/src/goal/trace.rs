@@ -75,13 +75,14 @@ impl CalcUnit {
         Ok(CalcUnit::Clock(hz as u64))
     }
 
-    /// How long `units` last (picoseconds rounded to the nearest; saturating).
+    /// How long `units` last (picoseconds rounded to the nearest; at most the longest time a
+    /// scenario may give, so a run's clock never overflows).
     pub fn of(self, units: u64) -> Time {
         let ps = match self {
             CalcUnit::Time(t) => units as u128 * t.ps() as u128,
             CalcUnit::Clock(hz) => (units as u128 * 1_000_000_000_000 + hz as u128 / 2) / hz as u128,
         };
-        Time(ps.min(u64::MAX as u128) as u64)
+        Time(ps.min(fabricsim_core::units::MAX_TIME_PS as u128) as u64)
     }
 }
 
