@@ -35,9 +35,9 @@
 //! * A rank is done when all its operations are; a trace that cannot finish is reported as a
 //!   deadlock naming each stuck rank's operation and line, never a hang.
 //!
-//! **Memory**: 24 bytes per operation, 4 for its line, 8 for its two row starts, 8 per
-//! dependency (both directions); a replay adds 5 bytes per operation and, per rank, its queues
-//! of receives and messages not yet matched. The text is read line by line, never held.
+//! **Memory**: 24 bytes per operation, 4 for its line, 4 for its row of successors, 4 per
+//! dependency; a replay adds 5 bytes per operation and, per rank, its queues of receives and
+//! messages not yet matched. The text is read line by line, never held.
 
 mod cycles;
 pub mod export;

@@ -51,6 +51,9 @@ struct Reader {
     slot_line: Vec<u32>,
     /// Dependencies of the open block: (slot, slot | IREQ, line).
     pending: Vec<(u32, u32, u32)>,
+    /// The closing block's dependency rows (local to it: only the cycle check needs them).
+    dep_start: Vec<u32>,
+    deps: Vec<u32>,
     in_comment: bool,
 }
 
@@ -134,7 +137,6 @@ impl Reader {
                 self.trace.ranks = v as u32;
                 self.trace.range = vec![(0, 0); v as usize];
                 self.seen = vec![0; v as usize];
-                self.trace.dep_start = vec![0];
                 self.trace.succ_start = vec![0];
                 Ok(())
             }
@@ -287,8 +289,12 @@ impl Reader {
             }
             edges.push((oa, ob | (b & IREQ)));
         }
-        // Compressed rows, by counting: dependencies by operation, then successors.
-        for (starts, rows, key, val) in [(&mut t.dep_start, &mut t.deps, 0usize, 1usize), (&mut t.succ_start, &mut t.succ, 1, 0)] {
+        // Compressed rows, by counting: the block's dependencies by operation (for the cycle
+        // check), then the trace's successors.
+        self.dep_start.clear();
+        self.dep_start.push(0);
+        self.deps.clear();
+        for (starts, rows, key, val) in [(&mut self.dep_start, &mut self.deps, 0usize, 1usize), (&mut t.succ_start, &mut t.succ, 1, 0)] {
             let base = *starts.last().unwrap_or(&0);
             let mut counts = vec![0u32; count + 1];
             for e in &edges {
@@ -308,7 +314,7 @@ impl Reader {
                 *slot += 1;
             }
         }
-        if let Some(i) = find_cycle(t, first, end) {
+        if let Some(i) = find_cycle(t, first, end, &self.dep_start, &self.deps) {
             return Err(GoalError::new(t.lines[i as usize], format!("dependency cycle in rank {rank} through this operation")));
         }
         t.range[rank as usize] = (first, end);
@@ -326,7 +332,11 @@ impl Reader {
         if self.num_ranks.is_none() {
             return Err(GoalError::new(0, "no `num_ranks N`: not a GOAL trace"));
         }
-        self.trace.ops.shrink_to_fit();
+        let t = &mut self.trace;
+        t.ops.shrink_to_fit();
+        t.lines.shrink_to_fit();
+        t.succ_start.shrink_to_fit();
+        t.succ.shrink_to_fit();
         Ok(self.trace)
     }
 }

@@ -59,7 +59,12 @@ impl TraceRun {
     /// A replay of `trace`, each calc unit lasting `unit`.
     pub fn new(trace: Arc<Trace>, unit: CalcUnit) -> Self {
         let n = trace.ranks() as usize;
-        let pending = (0..trace.len() as u32).map(|i| trace.deps(i).len() as u32).collect();
+        let mut pending = vec![0u32; trace.len()];
+        for i in 0..trace.len() as u32 {
+            for &s in trace.successors(i) {
+                pending[(s & !IREQ) as usize] += 1;
+            }
+        }
         let ranks: Vec<RankState> =
             (0..n as u32).map(|r| RankState { left: trace.range(r).len() as u32, running: NONE, ..Default::default() }).collect();
         let remaining = ranks.iter().filter(|s| s.left > 0).count() as u32;

@@ -25,10 +25,11 @@ fn a_trace_reads_into_flat_arrays_with_its_edges_both_ways() {
     assert_eq!(t.range(1), 2..4);
     assert_eq!(t.op(3), GoalOp { size: 8, peer: 0, tag: 7, kind: Kind::Send, cpu: 1, nic: 2 });
     assert_eq!((t.line(0), t.line(3)), (5, 12));
-    assert_eq!(t.deps(1), &[0]);
+    assert_eq!(t.successors(0), &[1]);
     assert_eq!(t.successors(2), &[3]);
+    assert_eq!(t.successors(1), &[] as &[u32]);
     let t = parse("num_ranks 1;\nrank 0 {\na: calc 5\nb: calc 7\nb irequires a\nrecv 1 b from -1 tag -1\n}").unwrap();
-    assert_eq!(t.deps(1), &[IREQ]);
+    assert_eq!(t.successors(0), &[1 | IREQ]);
     assert_eq!((t.op(2).peer, t.op(2).tag, t.op(2).size), (ANY, ANY, 1));
 }
 

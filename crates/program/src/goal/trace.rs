@@ -96,8 +96,9 @@ impl fmt::Display for CalcUnit {
 }
 
 /// A trace, read and checked (see [`crate::goal`]). Operation `i` of the whole trace is
-/// `ops[i]`; rank `r`'s are `range(r)`, in file order; its dependencies are `deps(i)` and the
-/// operations that depend on it `successors(i)`, each an index with [`IREQ`] for `irequires`.
+/// `ops[i]`; rank `r`'s are `range(r)`, in file order; the operations that depend on it are
+/// `successors(i)`, each an index with [`IREQ`] for `irequires` (the dependencies themselves
+/// are not kept: a replay counts them from these rows).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Trace {
     pub(crate) ranks: u32,
@@ -106,10 +107,8 @@ pub struct Trace {
     pub(crate) ops: Vec<GoalOp>,
     /// The line each operation was read from.
     pub(crate) lines: Vec<u32>,
-    /// Compressed rows: operation i's dependencies are `deps[dep_start[i]..dep_start[i + 1]]`.
-    pub(crate) dep_start: Vec<u32>,
-    pub(crate) deps: Vec<u32>,
-    /// Compressed rows of the reverse edges (same encoding).
+    /// Compressed rows: the operations that depend on operation i are
+    /// `succ[succ_start[i]..succ_start[i + 1]]`.
     pub(crate) succ_start: Vec<u32>,
     pub(crate) succ: Vec<u32>,
 }
@@ -140,24 +139,20 @@ impl Trace {
     pub fn line(&self, i: u32) -> u32 {
         self.lines[i as usize]
     }
-    /// The operations `i` depends on (with [`IREQ`] for `irequires`).
-    pub fn deps(&self, i: u32) -> &[u32] {
-        &self.deps[self.dep_start[i as usize] as usize..self.dep_start[i as usize + 1] as usize]
-    }
     /// The operations that depend on `i` (with [`IREQ`] for `irequires`).
     pub fn successors(&self, i: u32) -> &[u32] {
         &self.succ[self.succ_start[i as usize] as usize..self.succ_start[i as usize + 1] as usize]
     }
     /// Dependency edges over all ranks.
     pub fn edges(&self) -> usize {
-        self.deps.len()
+        self.succ.len()
     }
     /// Bytes the trace holds in memory (its arrays' capacity).
     pub fn heap_bytes(&self) -> usize {
         use std::mem::size_of;
         self.range.capacity() * size_of::<(u32, u32)>()
             + self.ops.capacity() * size_of::<GoalOp>()
-            + (self.lines.capacity() + self.dep_start.capacity() + self.deps.capacity() + self.succ_start.capacity() + self.succ.capacity()) * 4
+            + (self.lines.capacity() + self.succ_start.capacity() + self.succ.capacity()) * 4
     }
 }
 
