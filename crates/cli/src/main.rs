@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod map;
 mod progress;
+mod trace;
 
 #[derive(Parser)]
 #[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
@@ -126,6 +127,15 @@ enum Cmd {
         /// at its load), which loads the network for its warm-up before the collective starts.
         #[arg(long)]
         background: bool,
+        /// Also write the program run (one algorithm at one size, or `--program`) as a GOAL
+        /// trace to FILE, calcs in nanoseconds: `[workload] type = "trace"` replays it.
+        #[arg(long, value_name = "FILE")]
+        goal_out: Option<PathBuf>,
+    },
+    /// GOAL traces: `fabricsim trace check FILE`.
+    Trace {
+        #[command(subcommand)]
+        cmd: trace::TraceCmd,
     },
     /// Reproduce the papers' published figures and compare (exit 1 if a row fails).
     Validate {
@@ -482,6 +492,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             out: DataOut { csv, json },
             ports,
             background,
+            goal_out,
         } => {
             // One scenario per point, run as `fabricsim run` runs it; errors name the options
             // that set its workload's keys.
@@ -490,7 +501,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let option = |e: Error| fabricsim::workloads::job::rename_field(e, true);
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
-            check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            check_outputs(&[("--csv", &csv), ("--json", &json), ("--goal-out", &goal_out)])?;
             announce(&base)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
@@ -523,6 +534,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                     for s in &selection.skipped {
                         eprintln!("{s}");
                     }
+                    if goal_out.is_some() && selection.points.len() != 1 {
+                        let n = selection.points.len();
+                        return Err(fabricsim::ConfigError::new(
+                            "--goal-out",
+                            format!("writes one program: {n} points would run (name one algorithm and one size)"),
+                        )
+                        .into());
+                    }
                     let pb = progress_bar(selection.points.len() as u64, c.name());
                     let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports };
                     // Off a terminal, a long comparison says now and then how far it got.
@@ -551,6 +570,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                 }
                 (None, None) => unreachable!("clap requires --op or --program"),
             };
+            if let Some(path) = &goal_out {
+                trace::goal_out(&pts, path).map_err(option)?;
+            }
             let _ = write!(human(&[&csv, &json]), "{}", fabricsim::collective::table(&pts));
             if let Some(p) = csv {
                 write_out(&p, &fabricsim::collective::to_csv(&pts))?;
@@ -559,6 +581,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("points serialise"))?;
             }
         }
+        Cmd::Trace { cmd } => trace::run(cmd)?,
         Cmd::Validate { json, only, dir, set, docs, update_docs } => {
             check_outputs(&[("--json", &json)])?;
             let pb = progress_bar(0, "validating");

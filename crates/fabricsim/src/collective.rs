@@ -11,7 +11,8 @@ use crate::{Error, Plan, Scenario};
 use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_network::{Outcome, RunLimits, Simulation, Workload};
 use fabricsim_program::algorithms::{build, Boxed};
-use fabricsim_program::{Collective, ProgramRun};
+use fabricsim_program::goal::TraceRun;
+use fabricsim_program::{Collective, JobRun, ProgramRun};
 use fabricsim_stats::{Observer, PortCounters, PortReport};
 use fabricsim_topology::PortGraph;
 use serde::Serialize;
@@ -60,6 +61,9 @@ pub struct CollectivePoint {
     /// report has its own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provenance: Option<crate::report::Provenance>,
+    /// A GOAL trace's replay: time computing and communicating, the critical path.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace: Option<crate::trace::TraceReport>,
 }
 
 /// A group's Dawning switch-barrier tree, and the barrier packets of the run (see
@@ -173,7 +177,7 @@ pub fn run_program_in(
     progress: impl FnMut(Time),
 ) -> Result<CollectivePoint, Error> {
     let beside = background.then_some(Beside { spec: &plan.scenario.workload, delay: plan.limits.warmup, field: "--background" });
-    Ok(execute(plan, ranks, program, size, ports, beside, (), progress, |_| ())?.0)
+    Ok(execute(plan, ranks, ProgramRun::new(program, size), size, ports, beside, (), progress, |_| ())?.0)
 }
 
 /// Run `plan`'s job (its `collective` or `program` workload, see
@@ -194,6 +198,15 @@ pub(crate) fn run_job_with<O: Observer, T>(
     let job = plan.job.as_ref().ok_or_else(|| {
         ConfigError::new("workload.type", format!("'{}' is not a job (a collective or a program)", plan.scenario.workload.type_name()))
     })?;
+    let beside = job.background.as_ref().map(|b| Beside { spec: &b.spec, delay: b.delay, field: "workload.background" });
+    if let Work::Trace { trace, file, unit, stats } = &job.work {
+        let run = TraceRun::new(std::sync::Arc::clone(trace), *unit);
+        let value = file.display().to_string();
+        let (mut p, t) = execute(plan, &job.ranks, run, 0, ports, beside, obs, progress, read).map_err(|e| in_job(e, "workload.file", &value))?;
+        (p.op, p.algorithm) = ("trace", value);
+        p.trace = p.trace.take().map(|r| r.of_trace(stats, p.time_ns));
+        return Ok((p, t));
+    }
     let (program, size, value, field): (Boxed, u64, String, &str) = match &job.work {
         Work::Collective { op, algorithm, size } => {
             let layout = job.ranks.layout(plan).map_err(|e| rename_field(e, false))?;
@@ -201,18 +214,24 @@ pub(crate) fn run_job_with<O: Observer, T>(
             (p, *size, algorithm.clone(), "workload.algorithm")
         }
         Work::Program { program, file } => (Box::new(program.clone()), 0, file.display().to_string(), "workload.file"),
+        Work::Trace { .. } => unreachable!("a trace ran above"),
     };
-    let beside = job.background.as_ref().map(|b| Beside { spec: &b.spec, delay: b.delay, field: "workload.background" });
-    let (mut p, t) = execute(plan, &job.ranks, program, size, ports, beside, obs, progress, read).map_err(|e| match e {
-        // What the program met on its way (hardware it asked for and the network lacks).
-        Error::Config(c) if c.field == "program" => ConfigError::new(field, format!("'{value}': {}", c.message)).into(),
-        other => rename_field(other, false),
-    })?;
+    let run = ProgramRun::new(program, size);
+    let (mut p, t) = execute(plan, &job.ranks, run, size, ports, beside, obs, progress, read).map_err(|e| in_job(e, field, &value))?;
     match &job.work {
         Work::Collective { op, algorithm, .. } => name_point(&mut p, *op, algorithm),
-        Work::Program { .. } => p.algorithm = value,
+        _ => p.algorithm = value,
     }
     Ok((p, t))
+}
+
+/// An error of a job's run: what the program met on its way (hardware it asked for and the
+/// network lacks) named by the key that chose it (`field`, `value`); others by their keys.
+fn in_job(e: Error, field: &str, value: &str) -> Error {
+    match e {
+        Error::Config(c) if c.field == "program" => ConfigError::new(field, format!("'{value}': {}", c.message)).into(),
+        other => rename_field(other, false),
+    }
 }
 
 /// A point's operation and algorithm, and its bus bandwidth (which the operation sets).
@@ -256,10 +275,10 @@ pub(crate) fn rank_mismatch(plan: &Plan, ranks: &Ranks, wanted: u32) -> String {
 /// Run `program` with `size` bytes per rank on `plan`'s network, ranks placed by `ranks`,
 /// beside `beside`'s traffic if any, watched by `obs`; `read` sees the finished run.
 #[allow(clippy::too_many_arguments)]
-fn execute<O: Observer, T>(
+fn execute<R: JobRun + 'static, O: Observer, T>(
     plan: &Plan,
     ranks: &Ranks,
-    program: Boxed,
+    run: R,
     size: u64,
     ports: bool,
     beside: Option<Beside>,
@@ -270,11 +289,11 @@ fn execute<O: Observer, T>(
     let started = std::time::Instant::now();
     ranks.check(plan)?;
     let n = ranks.count(plan);
-    if program.ranks() != n {
-        return Err(ConfigError::new("program", rank_mismatch(plan, ranks, program.ranks())).into());
+    let wanted = run.done_at().len() as u32;
+    if wanted != n {
+        return Err(ConfigError::new("program", rank_mismatch(plan, ranks, wanted)).into());
     }
     let graph = plan.build_graph();
-    let run = ProgramRun::new(program, size);
     let Some(beside) = beside else {
         let (sim, outcome) = simulate(plan, ranks, graph, run, Time::ZERO, obs, progress)?;
         let p = point(plan, &sim, sim.workload(), &outcome, (n, size, ports, started, Time::ZERO))?;
@@ -330,10 +349,10 @@ fn simulate<W: Workload, O: Observer>(
 
 /// The point of a finished run of program `w` in `sim`; `(ranks, size, ports, wall-clock start,
 /// the program's start)`.
-fn point<W: Workload, O: Observer>(
+fn point<W: Workload, O: Observer, R: JobRun>(
     plan: &Plan,
     sim: &Simulation<W, O>,
-    w: &ProgramRun,
+    w: &R,
     outcome: &Outcome,
     (n, size, ports, started, from): (u32, u64, bool, std::time::Instant, Time),
 ) -> Result<CollectivePoint, Error> {
@@ -383,6 +402,11 @@ fn point<W: Workload, O: Observer>(
             urges: c.urges,
         }),
         provenance: None,
+        // A trace's replay: its ranks' time computing and communicating.
+        trace: w.calc_time().map(|calc| {
+            let done: Vec<Time> = w.done_at().iter().map(|&t| t.saturating_sub(from)).collect();
+            crate::trace::TraceReport::new(&done, calc)
+        }),
     })
 }
 

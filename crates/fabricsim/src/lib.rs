@@ -49,6 +49,7 @@ pub mod series;
 pub mod stepping;
 pub mod sweep;
 mod tagged;
+pub mod trace;
 pub mod type_keys;
 pub mod validate;
 pub mod virtual_torus;

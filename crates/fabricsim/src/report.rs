@@ -270,8 +270,9 @@ impl RunReport {
 
 /// The summary lines of a collective's or program's run.
 fn collective_lines(c: &crate::collective::CollectivePoint) -> String {
-    let first = if c.op == "program" {
-        format!("program      {} on {} ranks: {:.3} us", c.algorithm, c.ranks, c.time_ns / 1e3)
+    let first = if c.op == "program" || c.op == "trace" {
+        let what = if c.op == "trace" { "trace  " } else { "program" };
+        format!("{what}      {} on {} ranks: {:.3} us", c.algorithm, c.ranks, c.time_ns / 1e3)
     } else {
         let bus = c.busbw_gb_per_s.map(|b| format!(", busbw {b:.3} GB/s")).unwrap_or_default();
         format!(
@@ -284,8 +285,9 @@ fn collective_lines(c: &crate::collective::CollectivePoint) -> String {
             c.algbw_gb_per_s
         )
     };
+    let trace = c.trace.as_ref().map(|t| t.line()).unwrap_or_default();
     format!(
-        "{first}\nranks done   min {:.1}  median {:.1}  max {:.1} ns ({} messages, {} bytes)\n",
+        "{first}\nranks done   min {:.1}  median {:.1}  max {:.1} ns ({} messages, {} bytes)\n{trace}",
         c.rank_done_min_ns, c.rank_done_median_ns, c.rank_done_max_ns, c.messages, c.message_bytes
     )
 }

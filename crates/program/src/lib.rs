@@ -10,6 +10,7 @@
 //! * Data is moved in *slots* of a rank's buffer; [`check`] runs a program symbolically,
 //!   tracking in each slot which piece of data it holds and whose contributions are summed
 //!   into it, so tests verify that every rank ends with exactly the right result.
+//! * [`goal`] reads, checks, replays and writes GOAL traces (LogGOPSim's format).
 //! * [`algorithms`] holds the collectives, one algorithm per file, named by [`Collective`].
 
 // Public items not yet documented one by one (the workspace warns on them, issue 25 item 7):
@@ -20,7 +21,9 @@ pub mod algorithms;
 pub mod check;
 pub mod collective;
 pub mod file;
+pub mod goal;
 pub mod grid;
+pub mod job_run;
 pub mod op;
 pub mod program;
 pub mod runner;
@@ -29,6 +32,7 @@ pub use check::{check, Item, ProgramError};
 pub use collective::Collective;
 pub use file::FileProgram;
 pub use grid::Grid;
+pub use job_run::JobRun;
 pub use op::{Combine, Op, Slots};
 pub use program::{Program, Stages};
 pub use runner::ProgramRun;

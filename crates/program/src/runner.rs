@@ -10,6 +10,16 @@ use std::collections::HashMap;
 /// No message is shorter than a flag word.
 pub const MIN_MESSAGE_BYTES: u64 = 8;
 
+/// Bytes a message of slots `s` carries in a program of `slots` slots per rank with a buffer of
+/// `size` bytes: its share of the buffer (or the bytes it names), at least a flag word.
+pub fn message_bytes(slots: u32, size: u64, s: Slots) -> u64 {
+    if let Slots::Bytes(n) = s {
+        return n.max(MIN_MESSAGE_BYTES);
+    }
+    let slots = slots.max(1) as u128;
+    ((size as u128 * s.count() as u128).div_ceil(slots) as u64).max(MIN_MESSAGE_BYTES)
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Not started, or between operations.
@@ -83,11 +93,7 @@ impl ProgramRun {
     /// Bytes a message of `s` carries: its share of the buffer (or the bytes it names), at
     /// least a flag word.
     pub fn bytes_of(&self, s: Slots) -> u64 {
-        if let Slots::Bytes(n) = s {
-            return n.max(MIN_MESSAGE_BYTES);
-        }
-        let slots = self.program.slots().max(1) as u128;
-        ((self.size as u128 * s.count() as u128).div_ceil(slots) as u64).max(MIN_MESSAGE_BYTES)
+        message_bytes(self.program.slots(), self.size, s)
     }
 
     /// Run lane `lane` of `rank` until it blocks or ends.

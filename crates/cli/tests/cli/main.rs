@@ -10,6 +10,7 @@ mod machine_pages;
 mod map;
 mod partition;
 mod resources;
+mod traces;
 
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");

@@ -1,4 +1,4 @@
-//! What the `collective` and `program` workloads share: where their ranks run, the open-loop
+//! What the `collective`, `program` and `trace` workloads share: where their ranks run, the open-loop
 //! traffic that may run beside them, and the checked [`Job`] both resolve to, which
 //! [`crate::collective::run_job`] runs.
 
@@ -26,6 +26,14 @@ pub enum Work {
     Collective { op: Collective, algorithm: String, size: u64 },
     /// A program read from `file` (as the scenario names it).
     Program { program: FileProgram, file: PathBuf },
+    /// A GOAL trace read from `file`, its calcs in units of `unit`, with what its check
+    /// without a network found (the critical path).
+    Trace {
+        trace: std::sync::Arc<fabricsim_program::goal::Trace>,
+        file: PathBuf,
+        unit: fabricsim_program::goal::CalcUnit,
+        stats: fabricsim_program::goal::TraceStats,
+    },
 }
 
 /// Open-loop traffic beside a job: its workload, and when the job starts (the traffic's

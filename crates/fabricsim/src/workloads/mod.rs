@@ -9,6 +9,7 @@ mod open_loop;
 mod program;
 mod round_trip;
 mod stream;
+pub mod trace;
 
 pub use all_to_all::AllToAllSpec;
 pub use collective::CollectiveSpec;
@@ -18,6 +19,7 @@ pub use open_loop::{HotRegionSpec, OpenLoopSpec, SphereSpec};
 pub use program::ProgramSpec;
 pub use round_trip::RoundTripSpec;
 pub use stream::StreamSpec;
+pub use trace::TraceSpec;
 
 use crate::{Error, Plan};
 use fabricsim_core::{Bytes, ConfigError};
@@ -30,7 +32,7 @@ use serde::{Deserialize, Serialize};
 /// `hot_region`, `sphere`) run for the measurement window at an offered `load`; the
 /// benchmarks (`pingpong`, `rdma_get`, `throughput`, `all_to_all`, `simultaneous_puts`,
 /// `neighbor_exchange`) run until their work is done; so do the jobs, a `collective` by an
-/// algorithm or a `program` read from a file, which run on ranks placed on the nodes (see
+/// algorithm, a `program` read from a file or a GOAL `trace`, which run on ranks placed on the nodes (see
 /// [`Job`]).
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "snake_case")]
@@ -50,6 +52,7 @@ pub enum WorkloadSpec {
     NeighborExchange(LinkStreamsSpec),
     Collective(CollectiveSpec),
     Program(ProgramSpec),
+    Trace(TraceSpec),
 }
 
 impl Default for WorkloadSpec {
@@ -104,6 +107,7 @@ macro_rules! each_spec {
             SimultaneousPuts($s) | NeighborExchange($s) => $body,
             Collective($s) => $body,
             Program($s) => $body,
+            Trace($s) => $body,
         }
     }};
 }
@@ -140,6 +144,15 @@ impl WorkloadKeys for CollectiveSpec {
 }
 
 impl WorkloadKeys for ProgramSpec {
+    fn packet_size(&self) -> Bytes {
+        self.packet_size
+    }
+    fn packet_size_mut(&mut self) -> &mut Bytes {
+        &mut self.packet_size
+    }
+}
+
+impl WorkloadKeys for TraceSpec {
     fn packet_size(&self) -> Bytes {
         self.packet_size
     }
@@ -192,6 +205,7 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Collective(s) => Some(s.job(plan)),
             WorkloadSpec::Program(s) => Some(s.job(plan)),
+            WorkloadSpec::Trace(s) => Some(s.job(plan)),
             _ => None,
         }
     }
@@ -213,7 +227,7 @@ impl WorkloadSpec {
             AllToAll(s) => s.build(cx),
             SimultaneousPuts(s) => s.build(cx, false),
             NeighborExchange(s) => s.build(cx, true),
-            Collective(_) | Program(_) => {
+            Collective(_) | Program(_) | Trace(_) => {
                 let ty = self.type_name();
                 Err(ConfigError::new("workload.type", format!("'{ty}' runs ranks through a job (fabricsim run), not as traffic of its own")).into())
             }

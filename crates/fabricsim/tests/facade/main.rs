@@ -5,3 +5,4 @@ mod collectives;
 mod golden;
 mod run_path;
 mod tie_order;
+mod traces;
