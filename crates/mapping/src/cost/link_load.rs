@@ -129,7 +129,7 @@ mod tests {
     fn a_ring_on_a_ring_loads_each_forward_link_once() {
         let topo = Topology::Torus(Torus::new(vec![8], None, Some(vec!["X".into()])).unwrap());
         let graph = topo.build_graph(1);
-        let routing = Routing::build(&RoutingSpec::DimensionOrder { order: None }, &topo, 1, 2).unwrap();
+        let routing = Routing::build(&RoutingSpec::DimensionOrder(Default::default()), &topo, 1, 2).unwrap();
         let map: Vec<NodeId> = (0..8).map(NodeId).collect();
         let l = link_loads(&graph, &routing, &ring(8, 100), &map).unwrap();
         assert_eq!((l.max, l.links), (100.0, 16));
@@ -146,7 +146,7 @@ mod tests {
     fn adaptive_routing_spreads_a_flow_over_its_minimal_paths() {
         let topo = Topology::Torus(Torus::new(vec![4, 4], Some(vec![false, false]), None).unwrap());
         let graph = topo.build_graph(1);
-        let spec = RoutingSpec::Adaptive { order: None, escape: Default::default(), zones: vec![] };
+        let spec = RoutingSpec::Adaptive(Default::default());
         let routing = Routing::build(&spec, &topo, 1, 2).unwrap();
         let p = Pattern::new(16, vec![crate::pattern::Flow { src: 0, dst: 5, bytes: 100 }], "t").unwrap();
         let map: Vec<NodeId> = (0..16).map(NodeId).collect();
