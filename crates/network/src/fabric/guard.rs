@@ -47,26 +47,8 @@ impl SeamGuard {
 }
 
 impl<O: Observer> Core<O> {
-    /// The router of sender `s` (a router port, or a NIC engine pseudo-port).
-    fn sender_router(&self, s: u32) -> u32 {
-        if s < self.total_ports() {
-            self.graph.owner[s as usize].0
-        } else {
-            self.node_router(self.nics.engines_div.div(s - self.total_ports()))
-        }
-    }
-
-    fn node_router(&self, node: u32) -> u32 {
-        self.graph.owner[self.graph.attach[(node * self.graph.engines) as usize].index()].0
-    }
-
-    /// The router of input VC `q`'s buffer.
-    fn vc_router(&self, q: u32) -> u32 {
-        self.graph.owner[(q / self.fabric.vcs) as usize].0
-    }
-
     /// The router whose credit record input VC `q` holds: its sender's.
-    fn credit_router(&self, q: u32) -> u32 {
+    pub(crate) fn credit_router(&self, q: u32) -> u32 {
         match self.fabric.upstream.get((q / self.fabric.vcs) as usize) {
             Some(&s) if s != u32::MAX => self.sender_router(s),
             _ => self.vc_router(q),
@@ -85,21 +67,6 @@ impl<O: Observer> Core<O> {
             Ev::AnswerReady(node) | Ev::NicWake(node) => self.node_router(node),
             _ => return None,
         })
-    }
-
-    /// The router of sender `s` (an output arbitrating).
-    pub(crate) fn home_of_sender(&self, s: u32) -> u32 {
-        self.sender_router(s)
-    }
-
-    /// The router of node `node` (its NIC injecting).
-    pub(crate) fn home_of_node(&self, node: u32) -> u32 {
-        self.node_router(node)
-    }
-
-    /// The router of the packet `pkt` choosing its hop.
-    pub(crate) fn home_of_packet(&self, pkt: crate::packet::PacketId) -> u32 {
-        self.vc_router(self.packets.get(pkt).q.0)
     }
 
     /// Start checking a step of router `home` (nothing without a guard).

@@ -123,6 +123,23 @@ impl Crossings {
     }
 }
 
+impl<O: Observer> Core<O> {
+    /// Step `f`, which belongs to the router `home` names: with the `seam-guard` feature the
+    /// guard checks that it changes no other router's state but through this file's crossings
+    /// (`what` names the step in a report); without it, just `f`.
+    #[inline(always)]
+    pub(crate) fn guarded(&mut self, _home: impl FnOnce(&Self) -> u32, _what: impl Fn() -> String, f: impl FnOnce(&mut Self)) {
+        #[cfg(feature = "seam-guard")]
+        let step = {
+            let home = _home(self);
+            self.guard_begin(Some(home))
+        };
+        f(self);
+        #[cfg(feature = "seam-guard")]
+        self.guard_end(step, &_what);
+    }
+}
+
 /// Which VCs' buffers hold whole slots (see `Core::slots`), and how large: the largest packet
 /// that travels on them.
 #[derive(Debug, Clone, Copy, Default)]

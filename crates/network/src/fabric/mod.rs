@@ -4,6 +4,7 @@ pub(crate) mod channel;
 pub(crate) mod crossbar;
 #[cfg(feature = "seam-guard")]
 pub(crate) mod guard;
+pub(crate) mod home;
 pub(crate) mod link;
 pub(crate) mod records;
 pub(crate) mod router;

@@ -125,11 +125,8 @@ impl<O: Observer> Core<O> {
             let packets = self.packets.slots();
             due.sort_unstable_by_key(|&p| packets[p as usize].q);
             for &pkt in &due {
-                #[cfg(feature = "seam-guard")]
-                let step = self.guard_begin(Some(self.home_of_packet(PacketId(pkt))));
-                self.select(PacketId(pkt));
-                #[cfg(feature = "seam-guard")]
-                self.guard_end(step, &|| format!("the choice of packet {pkt}"));
+                let pkt = PacketId(pkt);
+                self.guarded(|c| c.home_of_packet(pkt), || format!("the choice of packet {}", pkt.0), |c| c.select(pkt));
             }
             due.clear();
         }
@@ -141,11 +138,7 @@ impl<O: Observer> Core<O> {
         for i in 0..self.phase.arb_due.len() {
             let out = self.phase.arb_due[i];
             self.phase.arb_mark[out as usize / 64] &= !(1 << (out % 64));
-            #[cfg(feature = "seam-guard")]
-            let step = self.guard_begin(Some(self.home_of_sender(out)));
-            self.arbitrate(out);
-            #[cfg(feature = "seam-guard")]
-            self.guard_end(step, &|| format!("the arbitration of output {out}"));
+            self.guarded(|c| c.sender_router(out), || format!("the arbitration of output {out}"), |c| c.arbitrate(out));
         }
         self.phase.arb_due.clear();
         // Shared crossbars: outputs that passed over a request for its input's sake, and the
@@ -168,11 +161,7 @@ impl<O: Observer> Core<O> {
         for i in 0..self.phase.nic_due.len() {
             let node = self.phase.nic_due[i];
             self.phase.nic_mark[node as usize / 64] &= !(1 << (node % 64));
-            #[cfg(feature = "seam-guard")]
-            let step = self.guard_begin(Some(self.home_of_node(node)));
-            self.try_inject(node);
-            #[cfg(feature = "seam-guard")]
-            self.guard_end(step, &|| format!("the injection of node {node}"));
+            self.guarded(|c| c.node_router(node), || format!("the injection of node {node}"), |c| c.try_inject(node));
         }
         self.phase.nic_due.clear();
         // Dealing arrivals posted their nodes (setting `due`); every list is empty now.
