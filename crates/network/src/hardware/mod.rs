@@ -110,9 +110,10 @@ impl Hardware {
         if let Some(g) = h.gates() {
             units.push(Box::new(gates::GateUnit::new(g.clone(), graph.nodes)));
         }
-        if let Some(c) = h.class_routes() {
-            let torus = torus.ok_or_else(|| unit("hardware.type")("class routes are trees in a torus or mesh".into()))?;
-            units.push(Box::new(class_routes::ClassRoutes::new(c.clone(), torus)));
+        // (`limits::check_on` has refused class routes off a torus and switch logic off a
+        // fat-tree.)
+        if let (Some(c), Some(t)) = (h.class_routes(), torus) {
+            units.push(Box::new(class_routes::ClassRoutes::new(c.clone(), t)));
         }
         if let (Some(b), Some(t)) = (h.switch_barrier(), fat_tree.clone()) {
             units.push(Box::new(switch_barrier::SwitchBarrier::new(b.clone(), t, seed).map_err(unit("hardware.barrier.rail"))?));
