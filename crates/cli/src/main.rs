@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod info;
 mod map;
 mod progress;
 mod trace;
@@ -51,6 +52,10 @@ enum Cmd {
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
+        /// Also say how a partitioned run would cut the network into N blocks: the bricks or
+        /// subtrees, the links cut between them and the lookahead they leave.
+        #[arg(long, value_name = "N")]
+        partitions: Option<u32>,
     },
     /// Latency-load curve over offered loads, or a benchmark over message sizes.
     Sweep {
@@ -347,43 +352,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
             }
         }
-        Cmd::Info { scenario, set, json } => {
+        Cmd::Info { scenario, set, json, partitions } => {
             let s = load(&scenario, &set)?;
-            let info = fabricsim::info(&s)?;
-            let a = &info.analysis;
-            if json {
-                println!("{}", serde_json::to_string_pretty(&info).expect("analysis serialises"));
-            } else {
-                println!("nodes                      {}", a.nodes);
-                println!("routers                    {}", a.routers);
-                println!("links                      {}", a.links);
-                println!("terminal links             {}", a.terminal_links);
-                println!("ports per node             {}", a.ports_per_node);
-                println!("diameter                   {}", a.diameter);
-                println!("average hops               {:.4}", a.average_hops);
-                println!("bisection bandwidth        {:.3} GB/s", a.bisection_bandwidth / 1e9);
-                println!("total injection bandwidth  {:.3} GB/s", a.total_injection_bandwidth / 1e9);
-                println!("packet efficiency          {:.4}", info.packet_efficiency);
-                println!("memory to simulate         {:.3} GB (estimate)", info.memory_estimate_bytes as f64 / 1e9);
-                if let Some(b) = info.uniform_random_bound {
-                    println!("uniform random bound       {b:.4} (accepted payload over injection, at most)");
-                }
-                if let Some(k) = info.link_kinds {
-                    println!("links electrical           {}", k.links_electrical);
-                    println!("links optical              {}", k.links_optical);
-                    println!("optical link fraction      {:.4}", k.optical_link_fraction);
-                }
-                for l in &info.link_latencies {
-                    println!("link latency {:>10.1} ns  {} links", l.latency_ns, l.links);
-                }
-                if let Some(h) = &info.collective_hardware {
-                    println!("collective hardware        {h}");
-                }
-                if let Some(why) = &info.not_built {
-                    println!("not built: {why}");
-                    println!("(the figures above come from the shape alone; the rest of the scenario was not checked)");
-                }
+            let mut info = fabricsim::info(&s)?;
+            if let Some(n) = partitions {
+                info.partition = Some(fabricsim::partition(&s, n, "--partitions")?);
             }
+            info::print(&info, json);
         }
         Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;

@@ -2,6 +2,7 @@
 //! efficiency and the memory a simulation of it would take. Shapes too large to simulate here
 //! are still described, from their shape alone.
 
+pub use crate::blocks::PartitionReport;
 use crate::plan::{packet_format, Plan};
 use crate::scenario::{Scenario, TopologySpec};
 use crate::Error;
@@ -30,6 +31,10 @@ pub struct InfoReport {
     /// Why the scenario was not built (too large for the memory limit): the figures above are
     /// then computed from the shape alone and the rest of the scenario is not checked.
     pub not_built: Option<String>,
+    /// How a partitioned run would cut the network (`fabricsim info --partitions N`; absent
+    /// without it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub partition: Option<PartitionReport>,
 }
 
 /// Links (counted once, both directions alike) of one latency.
@@ -37,6 +42,12 @@ pub struct InfoReport {
 pub struct LinkLatency {
     pub latency_ns: f64,
     pub links: u64,
+}
+
+/// How a partitioned run would cut the scenario's network into `blocks` blocks (see
+/// [`Plan::partition`]); `field` names the count's origin in errors.
+pub fn partition(s: &Scenario, blocks: u32, field: &str) -> Result<PartitionReport, Error> {
+    Plan::new(s)?.partition(blocks, field)
 }
 
 /// Describe the scenario: build and check it when it fits in memory, else analyse its shape.
@@ -68,6 +79,7 @@ pub fn info(s: &Scenario) -> Result<InfoReport, Error> {
                 uniform_random_bound: None,
                 collective_hardware: None,
                 not_built: Some(refusal.to_string()),
+                partition: None,
             })
         }
     }
@@ -125,6 +137,7 @@ impl Plan {
             uniform_random_bound: Some(self.uniform_random_bound()),
             collective_hardware: self.collective_hardware(),
             not_built: None,
+            partition: None,
         }
     }
 }

@@ -31,6 +31,7 @@
 pub mod applicable;
 pub mod background;
 mod bare_words;
+mod blocks;
 pub mod collective;
 pub mod info;
 mod legacy_hardware;
@@ -55,7 +56,7 @@ pub mod validate;
 pub mod virtual_torus;
 pub mod workloads;
 
-pub use info::{info, InfoReport};
+pub use info::{info, partition, InfoReport, PartitionReport};
 pub use plan::Plan;
 pub use report::RunReport;
 pub use scenario::Scenario;

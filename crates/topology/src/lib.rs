@@ -13,12 +13,14 @@
 //!   NIC-to-switch links in a fat-tree.
 
 pub mod analysis;
+pub mod blocks;
 pub mod fat_tree;
 pub mod graph;
 pub mod packaging;
 pub mod torus;
 
 pub use analysis::Analysis;
+pub use blocks::Blocks;
 pub use fat_tree::FatTree;
 pub use graph::{PortGraph, PortKind};
 pub use torus::Torus;

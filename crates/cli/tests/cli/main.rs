@@ -2,6 +2,7 @@
 
 use std::process::Command;
 
+mod blocks;
 mod collective_all;
 mod docs;
 mod friction;
