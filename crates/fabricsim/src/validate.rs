@@ -12,7 +12,7 @@
 //! unit = "us"                 # us, ns, GB/s, fraction, count
 //! metric = "one_way_latency"  # see `Metric`
 //! tolerance = 0.05            # relative
-//! kind = "calibration"        # calibration (a model parameter was set from it), prediction, info
+//! kind = "calibration"        # required: calibration, derived, prediction or info (see below)
 //! set = ["machine.preset=tofud"]
 //! ratio_set = [...]           # optional: value = metric(set) / metric(set + ratio_set)
 //! note = "..."
@@ -20,7 +20,14 @@
 //! # gate_gates_per_tni, gate_stages): what to run, `ranks` on each of the first `nodes` nodes.
 //! collective = { op = "barrier", algorithm = "hardware", ranks = 8, nodes = 1 }
 //! ```
-//! Rows of kind `info` have no published value: they are printed, never judged.
+//! What a row's `kind` says it proves:
+//! * `calibration`: a model parameter was set from this figure; passing shows the setting took.
+//! * `derived`: follows from calibrated inputs by construction (another row of the same table
+//!   set the parameter it exercises, or the figure is a structural count of the configuration
+//!   chosen to give it); passing shows the mechanism composes, not that it predicts.
+//! * `prediction`: nothing was set from it or from what it follows from: the mechanism alone
+//!   gives the value.
+//! * `info`: no published value; printed, never judged.
 
 use crate::{Error, Plan, Scenario};
 use fabricsim_core::ConfigError;
@@ -47,7 +54,6 @@ struct RowSpec {
     metric: String,
     #[serde(default = "default_tolerance")]
     tolerance: f64,
-    #[serde(default = "default_kind")]
     kind: String,
     set: Vec<String>,
     #[serde(default)]
@@ -90,9 +96,6 @@ fn run_collective(plan: &Plan, c: &CollectiveRow) -> Result<crate::collective::C
 
 fn default_tolerance() -> f64 {
     0.05
-}
-fn default_kind() -> String {
-    "prediction".into()
 }
 
 /// One line of the validation table.
@@ -188,9 +191,12 @@ fn metric(s: &Scenario, name: &str, unit: &str, collective: Option<&CollectiveRo
     })
 }
 
+/// The kinds a row can be (see the module docs).
+pub const KINDS: [&str; 4] = ["calibration", "derived", "prediction", "info"];
+
 fn run_row(system: &str, source: &str, r: &RowSpec, extra: &[String]) -> Result<Row, Error> {
-    if !["calibration", "prediction", "info"].contains(&r.kind.as_str()) {
-        return Err(ConfigError::new("row.kind", format!("'{}' is not one of calibration, prediction, info", r.kind)).into());
+    if !KINDS.contains(&r.kind.as_str()) {
+        return Err(ConfigError::new("row.kind", format!("'{}' is not one of {}", r.kind, KINDS.join(", "))).into());
     }
     if !["us", "ns", "GB/s", "fraction", "count"].contains(&r.unit.as_str()) {
         return Err(ConfigError::new("row.unit", format!("'{}' is not one of us, ns, GB/s, fraction, count", r.unit)).into());
@@ -319,22 +325,24 @@ pub fn table(rows: &[Row]) -> String {
         let published = r.published.map(|p| format!("{}{unit}", fmt(p))).unwrap_or_else(|| "-".into());
         let error = r.error.map(|e| format!("{:+.1}%", e * 100.0)).unwrap_or_else(|| "-".into());
         s.push_str(&format!(
-            "{:<8} {:<52} {:<44} {:>11} {:>11} {:>8} {:>5.0}%  {}{}\n",
+            "{:<8} {:<52} {:<44} {:>11} {:>11} {:>8} {:>5}%  {}{}\n",
             r.system,
             truncate(&r.figure, 52),
             truncate(&r.source, 44),
             published,
             format!("{}{unit}", fmt(r.simulated)),
             error,
-            r.tolerance * 100.0,
+            format!("{}", (r.tolerance * 1000.0).round() / 10.0),
             r.status,
-            if r.kind == "calibration" { " (calibration)" } else { "" },
+            if r.kind == "calibration" || r.kind == "derived" { format!(" ({})", r.kind) } else { String::new() },
         ));
     }
     let pass = rows.iter().filter(|r| r.status == "PASS").count();
     let fail = rows.iter().filter(|r| r.status == "FAIL").count();
     let info = rows.iter().filter(|r| r.status == "INFO").count();
     s.push_str(&format!("{pass} passed, {fail} failed, {info} info rows\n"));
+    let kinds: Vec<String> = KINDS[..3].iter().map(|k| format!("{} {k}", rows.iter().filter(|r| r.kind == *k).count())).collect();
+    s.push_str(&format!("judged rows by kind: {}\n", kinds.join(", ")));
     s
 }
 

@@ -160,8 +160,15 @@ fn validate_passes_every_row_and_covers_the_required_figures() {
     ] {
         assert!(has(s, f), "no row for {s} / {f}");
     }
-    let bgq_hops = rows.iter().filter(|r| r["system"] == "BGQ" && r["figure"].as_str().unwrap().contains("ping-pong")).count();
-    assert_eq!(bgq_hops, 26);
+    let bgq_hops: Vec<_> = rows.iter().filter(|r| r["system"] == "BGQ" && r["figure"].as_str().unwrap().contains("ping-pong")).collect();
+    assert_eq!(bgq_hops.len(), 26);
+    // A hop (about 45 ns) off must fail every ping-pong row: tolerances below half a hop.
+    for r in &bgq_hops {
+        let slack_ns = r["tolerance"].as_f64().unwrap() * r["published"].as_f64().unwrap();
+        assert!(slack_ns < 22.0, "{r}");
+    }
+    // Only the 1-hop hardware row set a parameter; the rest follow from it and the table.
+    assert_eq!(bgq_hops.iter().filter(|r| r["kind"] == "calibration").count(), 1);
     for r in &rows {
         assert!(r["status"] == "PASS" || r["status"] == "INFO", "{r}");
         if r["status"] == "PASS" {
@@ -177,12 +184,23 @@ fn validate_reports_a_failing_row_with_exit_code_1() {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("x.toml"),
-        "system = \"X\"\nsource = \"test\"\n[[row]]\nfigure = \"wrong on purpose\"\npublished = 1.0\nunit = \"us\"\nmetric = \"one_way_latency\"\nset = [\"machine.preset=bgq\"]\n",
+        "system = \"X\"\nsource = \"test\"\n[[row]]\nfigure = \"wrong on purpose\"\npublished = 1.0\nunit = \"us\"\nmetric = \"one_way_latency\"\nkind = \"derived\"\nset = [\"machine.preset=bgq\"]\n",
     )
     .unwrap();
     let (code, out, _) = fabricsim(&["validate", "--dir", dir.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert!(out.contains("FAIL"), "{out}");
+    assert!(out.contains("FAIL (derived)"), "{out}");
+    assert!(out.contains("judged rows by kind: 0 calibration, 1 derived, 0 prediction"), "{out}");
+    // A row must say what it proves.
+    let text = std::fs::read_to_string(dir.join("x.toml")).unwrap().replace("kind = \"derived\"\n", "");
+    std::fs::write(dir.join("x.toml"), &text).unwrap();
+    let (code, _, err) = fabricsim(&["validate", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("kind"), "{err}");
+    std::fs::write(dir.join("x.toml"), text.replace("set = ", "kind = \"guess\"\nset = ")).unwrap();
+    let (code, _, err) = fabricsim(&["validate", "--dir", dir.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("'guess' is not one of calibration, derived, prediction, info"), "{err}");
 }
 
 #[test]
