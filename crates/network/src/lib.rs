@@ -123,6 +123,8 @@
 mod build;
 mod fabric;
 pub mod format;
+#[cfg(test)]
+mod guards_fire;
 pub mod hardware;
 mod meter;
 mod nics;
