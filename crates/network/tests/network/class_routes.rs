@@ -62,14 +62,43 @@ fn a_tree_spans_its_rectangle_through_neighbours_in_dimension_order() {
 fn one_hop_costs_a_message_hop_plus_the_combining_delay() {
     // Two nodes: the non-root's chunk goes up one link, the result comes back down one link.
     // A hop is a link (20 ns) and a router pipeline (40 ns), as for any packet; floating point
-    // adds 18 ns going up and 6 going down.
+    // adds 18 ns going up and 6 going down. Chunks pass the logic head first (cut-through), so
+    // the chunk's wire time is paid once, at the end, as a message pays it: the last member
+    // has the data when its tail is in.
+    let p = crate::common::params(2);
+    let tail = |bytes: u32| p.link_bandwidth.serialization(p.format.wire(bytes) as u64);
     for (op, extra) in [(HwOp::Sum, 0), (HwOp::FloatSum, 24)] {
-        let mut w = Rounds::barrier(2, 1, |_, _| Time::ZERO);
-        (w.op, w.bytes) = (op, 8);
-        let w = ok(run(vec![2], w, None));
-        let last = w.done.iter().map(|d| d[0]).max().unwrap();
-        assert_eq!(last, Time::from_ns(2 * 60 + extra), "{op:?}");
+        for bytes in [8, 256] {
+            let mut w = Rounds::barrier(2, 1, |_, _| Time::ZERO);
+            (w.op, w.bytes) = (op, bytes as u64);
+            let w = ok(run(vec![2], w, None));
+            let last = w.done.iter().map(|d| d[0]).max().unwrap();
+            assert_eq!(last, Time::from_ns(2 * 60 + extra) + tail(bytes), "{op:?} {bytes} B");
+        }
     }
+}
+
+#[test]
+fn a_local_contribution_slower_than_the_link_holds_the_combined_chunk_back() {
+    // The engines stream a node's own data in at half the link's rate: a chunk's output cannot
+    // stream out at the link's rate before its input is in far enough, which costs the
+    // difference of the two wire times once (the root's own input is in by then).
+    let base = crate::common::params(2);
+    let link = base.link_bandwidth;
+    let slow = fabricsim_core::Bandwidth(link.bytes_per_sec() / 2);
+    let wire = base.format.wire(256) as u64;
+    let lag = slow.serialization(wire) - link.serialization(wire);
+    let mut at = Vec::new();
+    for terminal in [link, slow] {
+        let mut w = Rounds::barrier(2, 1, |_, _| Time::ZERO);
+        (w.op, w.bytes) = (HwOp::Sum, 256);
+        let setup =
+            move |_: &Torus, p: NetworkParams| NetworkParams { hardware: class_routes(), buffer_bytes: 2048, terminal_bandwidth: terminal, ..p };
+        let w = ok(run_rounds(vec![2], 2, w, None, |r, _, _| r, &setup));
+        at.push(w.done.iter().map(|d| d[0]).max().unwrap());
+    }
+    assert!(lag > Time::ZERO);
+    assert_eq!(at[1], at[0] + lag);
 }
 
 #[test]

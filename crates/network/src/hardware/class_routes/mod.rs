@@ -8,7 +8,9 @@
 //! engine's rate), combines them (`up_delay`, or `float_up_delay` for floating point) and sends
 //! the result to its parent; the root turns it round, and going down each node passes chunk
 //! `k` to its children and its own node (`down_delay` / `float_down_delay`). A member is done
-//! when its last chunk arrives (a reduce: the root; the others once their part has gone up).
+//! when its last chunk's tail is in (a reduce: the root; the others once the tail of their
+//! part has gone up): like a message, a collective pays its last chunk's wire time once, so a
+//! 512 B allreduce takes a 512 B packet's serialisation longer than an 8 B one.
 //!
 //! The collective logic sits in the router: a chunk's packet is taken by the next node's logic
 //! as soon as its head has passed the router pipeline (`Packet::agent`: the ejection grant tells
@@ -22,46 +24,14 @@
 //! arrive in. Limits: the uptree and downtree logic of a node serve any number of class routes
 //! at once (the hardware serves one at a time each way).
 
+mod params;
 pub mod tree;
 
 use super::{Context, HwMessage, Unit};
-use fabricsim_core::Time;
 use fabricsim_nic::{HwCollective, HwGroup, HwKind, HwOp, Rank};
+pub use params::ClassRouteParams;
 use std::collections::HashMap;
 pub use tree::ClassTree;
-
-/// Blue Gene/Q's collective hardware (`[hardware] type = "bgq_class_routes"` in a scenario).
-/// Defaults: Blue Gene/Q's (16 routes per node, 12 inputs; floating-point combining costs 9
-/// network cycles per hop going up and 3 going down, integers nothing extra).
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct ClassRouteParams {
-    /// Class routes a node may take part in.
-    pub routes: u32,
-    /// Most inputs a node combines (links plus its own contribution).
-    pub inputs: u32,
-    /// Combining delay per hop going up the tree, for integer and bitwise operations.
-    pub up_delay: Time,
-    /// Delay per hop going down the tree, for integer and bitwise operations.
-    pub down_delay: Time,
-    /// Combining delay per hop going up the tree, for floating point.
-    pub float_up_delay: Time,
-    /// Delay per hop going down the tree, for floating point.
-    pub float_down_delay: Time,
-}
-
-impl Default for ClassRouteParams {
-    fn default() -> Self {
-        ClassRouteParams {
-            routes: 16,
-            inputs: 12,
-            up_delay: Time::ZERO,
-            down_delay: Time::ZERO,
-            float_up_delay: Time::from_ns(18),
-            float_down_delay: Time::from_ns(6),
-        }
-    }
-}
 
 /// Priority class of chunks going up the tree (above system traffic).
 pub const UP_CLASS: u8 = 3;
@@ -108,8 +78,11 @@ struct Inputs {
 /// What an `Ev::Class` entry is.
 #[derive(Debug, Clone, Copy)]
 enum Step {
-    /// Chunk `chunk` of the node's own contribution is in its collective logic.
+    /// Chunk `chunk` of the node's own contribution starts into its collective logic.
     Local,
+    /// ... and has come in far enough to stream out at the link's rate (its tail cannot
+    /// leave before it is in: a local input slower than the link holds the output back).
+    LocalIn,
     /// A chunk's head arrived from input `from` (a child going up, the parent going down).
     Arrive { up: bool, from: u32 },
     /// A node finished combining (up) or is ready to pass on (down).
@@ -325,7 +298,10 @@ impl ClassRoutes {
         let float = info.op.is_float();
         match x.step {
             Step::Done => unreachable!(),
-            Step::Local | Step::Arrive { up: true, .. } => {
+            Step::Local => {
+                self.local_chunk(cx, x, info);
+            }
+            Step::LocalIn | Step::Arrive { up: true, .. } => {
                 self.combine_up(cx, x, info);
             }
             Step::Arrive { up: false, .. } => {
@@ -339,15 +315,40 @@ impl ClassRoutes {
         }
     }
 
+    /// Chunk `x` of a node's own contribution starts into its logic (at the engine's rate,
+    /// each chunk scheduling the next): it counts as an input once the rest of it comes in
+    /// no later than a link would stream it.
+    fn local_chunk(&mut self, cx: &mut dyn Context, x: Entry, info: RoundInfo) {
+        let now = cx.now();
+        if x.chunk + 1 < info.chunks {
+            let next = self.events.insert(Entry { chunk: x.chunk + 1, ..x });
+            cx.schedule(now + self.chunk_time, next);
+        }
+        let bytes = Self::chunk_bytes(cx, info, x.chunk);
+        let wire = cx.params().format.wire(bytes as u32) as u64;
+        let (engine, link) = (cx.params().terminal_bandwidth.serialization(wire).ps(), cx.params().link_bandwidth.serialization(wire).ps());
+        let e = self.events.insert(Entry { step: Step::LocalIn, ..x });
+        cx.schedule(now + engine.saturating_sub(link), e);
+    }
+
+    /// Payload bytes of chunk `chunk` of a round.
+    fn chunk_bytes(cx: &dyn Context, info: RoundInfo, chunk: u32) -> u64 {
+        let cap = Self::class_chunk(cx);
+        info.bytes.saturating_sub(chunk as u64 * cap).min(cap)
+    }
+
+    /// Time for chunk `chunk` of a round to stream over a link: its tail comes that long
+    /// after its head.
+    fn chunk_tail(cx: &dyn Context, info: RoundInfo, chunk: u32) -> u64 {
+        let wire = cx.params().format.wire(Self::chunk_bytes(cx, info, chunk) as u32) as u64;
+        cx.params().link_bandwidth.serialization(wire).ps()
+    }
+
     /// A node's own chunk, or a child's chunk going up, enters its logic: once every input of
     /// the chunk is in, they combine (in a fixed order of the inputs) and the result goes on up.
     fn combine_up(&mut self, cx: &mut dyn Context, x: Entry, info: RoundInfo) {
         let (now, float) = (cx.now(), info.op.is_float());
         let cr = &mut *self;
-        if let (Step::Local, true) = (x.step, x.chunk + 1 < info.chunks) {
-            let next = cr.events.insert(Entry { chunk: x.chunk + 1, ..x });
-            cx.schedule(now + cr.chunk_time, next);
-        }
         let r = &mut cr.routes[x.route as usize];
         let input = match x.step {
             Step::Arrive { from, .. } => 1 + r.tree.children[x.node as usize].iter().position(|&c| c as u32 == from).unwrap() as u32,
@@ -394,7 +395,9 @@ impl ClassRoutes {
             cr.sends.push((x, p as u32, true));
             cx.phase_due();
             if last && info.kind == HwKind::Reduce {
-                self.class_done(cx, x.route, x.node);
+                // Its part has gone up once the last chunk's tail has left.
+                let tail = Self::chunk_tail(cx, info, x.chunk);
+                self.class_done(cx, x.route, x.node, tail);
             }
             return;
         }
@@ -403,9 +406,10 @@ impl ClassRoutes {
             r.results[i] = x.value;
         }
         if up && info.kind == HwKind::Reduce {
-            // The root has the result.
+            // The root has the result once the last chunk's tail is out of the logic.
             if last {
-                self.class_done(cx, x.route, x.node);
+                let tail = Self::chunk_tail(cx, info, x.chunk);
+                self.class_done(cx, x.route, x.node, tail);
             }
             return;
         }
@@ -419,7 +423,10 @@ impl ClassRoutes {
         r.received[i] += 1;
         if r.received[i] == info.chunks {
             r.received[i] = 0;
-            self.class_done(cx, x.route, x.node);
+            // The logic passes each chunk on as its head comes (cut-through); the member has
+            // the data when the last chunk's tail is in.
+            let tail = Self::chunk_tail(cx, info, x.chunk);
+            self.class_done(cx, x.route, x.node, tail);
         }
     }
 
@@ -437,11 +444,10 @@ impl ClassRoutes {
 
     /// Send chunk `x` from its node to tree node `to` (up: to the parent).
     fn class_send(&mut self, cx: &mut dyn Context, x: Entry, to: u32, up: bool) {
-        let chunk_cap = Self::class_chunk(cx);
         let cr = &mut *self;
         let r = &cr.routes[x.route as usize];
         let info = r.rounds[&x.round];
-        let bytes = info.bytes.saturating_sub(x.chunk as u64 * chunk_cap).min(chunk_cap);
+        let bytes = Self::chunk_bytes(cx, info, x.chunk);
         let (src, dst) = (r.ranks[x.node as usize], r.ranks[to as usize]);
         let engine = r.engine_to[x.node as usize][&(to as usize)];
         let sig = cr.events.insert(Entry { node: to, step: Step::Arrive { up, from: x.node }, ..x });
@@ -459,10 +465,10 @@ impl ClassRoutes {
         });
     }
 
-    /// Tree node `node` of route `route` is done with its oldest collective, once its message
-    /// unit has finished with the data (the receive overhead).
-    fn class_done(&mut self, cx: &mut dyn Context, route: u32, node: u32) {
-        let at = cx.now() + cx.params().rx_overhead.ps();
+    /// Tree node `node` of route `route` is done with its oldest collective, once its data is
+    /// in (`tail` from now) and its message unit has finished with it (the receive overhead).
+    fn class_done(&mut self, cx: &mut dyn Context, route: u32, node: u32, tail: u64) {
+        let at = cx.now() + tail + cx.params().rx_overhead.ps();
         let cr = &mut *self;
         let e = cr.events.insert(Entry { route, round: 0, node, chunk: 0, step: Step::Done, value: [0; 8] });
         cx.schedule(at, e);
