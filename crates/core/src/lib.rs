@@ -6,6 +6,7 @@
 
 pub mod error;
 pub mod fastdiv;
+pub mod huge_pages;
 pub mod ids;
 pub mod prefetch;
 pub mod rng;

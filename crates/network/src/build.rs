@@ -182,9 +182,9 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
     let vcs = sizes.vcs;
     let tp = graph.total_ports() as usize;
     let pseudo = (graph.nodes * graph.engines) as usize;
-    let mut outs = vec![OutPort::default(); tp + pseudo];
+    let mut outs = fabricsim_core::huge_pages::filled(tp + pseudo, OutPort::default());
     let mut upstream = vec![NIL; tp];
-    let mut vcq = vec![InputVc::default(); tp * vcs as usize];
+    let mut vcq = fabricsim_core::huge_pages::filled(tp * vcs as usize, InputVc::default());
     let mut timing = ChannelTiming::new(params);
     for (p, o) in outs.iter_mut().enumerate().take(tp) {
         o.class = timing

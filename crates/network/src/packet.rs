@@ -220,6 +220,9 @@ impl<T: Copy, K: Copy + From<u32> + Into<u32>> Slab<T, K> {
             self.items[h as usize] = v;
             K::from(h)
         } else {
+            if self.items.len() == self.items.capacity() {
+                fabricsim_core::huge_pages::reserve(&mut self.items, 1);
+            }
             self.items.push(v);
             K::from((self.items.len() - 1) as u32)
         }
