@@ -5,7 +5,7 @@ from typing import Callable, List, Optional, Tuple, final
 __version__: str
 __all__ = [
     "__version__",
-    "toml_to_json", "json_to_toml", "resolve", "check", "run", "info", "validate", "default_toml", "presets",
+    "toml_to_json", "json_to_toml", "resolve", "notes", "check", "run", "info", "validate", "default_toml", "presets",
     "preset_text", "_guard_selftest", "parse_loads", "sweep_run", "sweep_point", "sweep_report", "size_point",
     "collective_algorithms", "collective_point", "Simulation",
 ]
@@ -15,6 +15,7 @@ _Progress = Optional[Callable[[float, Optional[float]], None]]
 def toml_to_json(text: str) -> str: ...
 def json_to_toml(text: str) -> str: ...
 def resolve(text: str, base_dir: Optional[str] = None) -> str: ...
+def notes(text: str, base_dir: Optional[str] = None) -> List[str]: ...
 def check(text: str, base_dir: Optional[str] = None) -> None: ...
 def run(
     text: str, base_dir: Optional[str] = None, series: Optional[str] = None, progress: _Progress = None

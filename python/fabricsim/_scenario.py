@@ -6,6 +6,7 @@ import copy
 import json
 import math
 import os
+import warnings
 from typing import Any, Dict, Mapping, Optional, Union
 
 from . import _native
@@ -31,6 +32,9 @@ class Scenario:
         self._toml = self._call(_native.json_to_toml, json.dumps(self._data))
         # Parse and resolve now, so that a bad key fails here rather than at run time.
         self._resolved = self._call(_native.resolve, self._toml, self._base_dir)
+        # Old spellings still work, with a warning naming the new one (the CLI's `note:`).
+        for note in self._call(_native.notes, self._toml, self._base_dir):
+            warnings.warn(note, DeprecationWarning, stacklevel=2)
 
     @classmethod
     def from_toml(cls, path: PathLike) -> "Scenario":

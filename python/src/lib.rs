@@ -61,6 +61,14 @@ fn resolve(text: &str, base_dir: Option<&str>) -> PyResult<String> {
     guard(|| Ok(scenario(text, base_dir)?.to_toml_string())).py()
 }
 
+/// What the scenario's reading noticed: deprecated sections and keys it accepted under their
+/// new names (the CLI prints them as `note: ...`).
+#[pyfunction]
+#[pyo3(signature = (text, base_dir=None))]
+fn notes(text: &str, base_dir: Option<&str>) -> PyResult<Vec<String>> {
+    guard(|| Ok(scenario(text, base_dir)?.notes().to_vec())).py()
+}
+
 /// Check a scenario as a run would before simulating (topology, routing, workload, files).
 #[pyfunction]
 #[pyo3(signature = (text, base_dir=None))]
@@ -153,6 +161,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(toml_to_json, m)?)?;
     m.add_function(wrap_pyfunction!(json_to_toml, m)?)?;
     m.add_function(wrap_pyfunction!(resolve, m)?)?;
+    m.add_function(wrap_pyfunction!(notes, m)?)?;
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(info, m)?)?;

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any, Dict
 
@@ -128,3 +129,12 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
     s = Scenario({"topology": {"shape": [4, 4]}, "workload": {"type": "program", "file": "missing-program.txt"}}, base_dir=tmp_path)
     with pytest.raises(fabricsim.FabricsimError):
         fabricsim.run(s)
+
+
+def test_an_old_section_still_works_with_a_deprecation_warning_naming_the_new_one() -> None:
+    with pytest.warns(DeprecationWarning, match=r"\[barrier\] is deprecated.*tofu_gates"):
+        old = Scenario({"machine": {"preset": "tofud"}, "barrier": {"hardware": "tofu_gates", "tnis": 6}})
+    assert old.resolved()["hardware"]["type"] == "tofu_gates"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Scenario({"machine": {"preset": "tofud"}, "hardware": {"type": "tofu_gates", "tnis": 6}})
