@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 mod map;
+mod plot;
 mod progress;
 mod trace;
 
@@ -24,6 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario (the built-in default when none is given) and print a summary.
+    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "embed_series"]))]
     Run {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
@@ -37,8 +39,12 @@ enum Cmd {
         /// (the whole run) to FILE: JSON if it ends in .json, else CSV.
         #[arg(long, value_name = "FILE")]
         series: Option<PathBuf>,
+        /// Put the same series into the `--json` report (under `series`, as columns), for
+        /// `fabricsim view` and `fabricsim plot timeline`.
+        #[arg(long, requires = "json")]
+        embed_series: bool,
         /// Interval of the series, e.g. 100ns.
-        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series")]
+        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series_out")]
         interval: String,
     },
     /// Print the topology analysis of a scenario.
@@ -159,6 +165,12 @@ enum Cmd {
         /// Rewrite the validation table of every machine page in DIR from this run.
         #[arg(long, value_name = "DIR")]
         update_docs: Option<PathBuf>,
+    },
+    /// Pictures (PNG, SVG) of the JSON outputs: latency-load curves, collective bars, link
+    /// heat maps of torus planes, the busiest links over time.
+    Plot {
+        #[command(subcommand)]
+        cmd: plot::PlotCmd,
     },
     /// Map a job's ranks onto the network: each method's map priced by hop-bytes and link loads
     /// under the scenario's routing; the best written with --out.
@@ -308,7 +320,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json, series, interval } => {
+        Cmd::Run { scenario, set, json, series, embed_series, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             check_outputs(&[("--json", &json), ("--series", &series)])?;
@@ -318,22 +330,25 @@ fn run(cli: Cli) -> Result<(), Error> {
             let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
-            let report = match &series {
-                None => plan.run_with_progress(progress)?,
-                Some(path) => {
-                    let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
-                    let (report, rows) = plan.run_with_series(every, progress)?;
-                    if let Some(t) = rows.truncated_at_ns {
-                        eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
-                    }
+            let mut embedded = None;
+            let report = if series.is_none() && !embed_series {
+                plan.run_with_progress(progress)?
+            } else {
+                let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
+                let (report, rows) = plan.run_with_series(every, progress)?;
+                if let Some(t) = rows.truncated_at_ns {
+                    eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
+                }
+                if let Some(path) = &series {
                     let text = if path.extension().is_some_and(|e| e == "json") {
                         serde_json::to_string_pretty(&rows).expect("series serialises")
                     } else {
                         rows.to_csv()
                     };
                     write_out(path, &text)?;
-                    report
                 }
+                embedded = embed_series.then(|| rows.columns());
+                report
             };
             watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
@@ -344,7 +359,15 @@ fn run(cli: Cli) -> Result<(), Error> {
                 );
             }
             if let Some(p) = json {
-                write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
+                let text = match embedded {
+                    None => serde_json::to_string_pretty(&report).expect("report serialises"),
+                    Some(columns) => {
+                        let mut v = serde_json::to_value(&report).expect("report serialises");
+                        v["series"] = serde_json::to_value(columns).expect("series serialises");
+                        serde_json::to_string(&v).expect("report serialises")
+                    }
+                };
+                write_out(&p, &text)?;
             }
         }
         Cmd::Info { scenario, set, json } => {
@@ -611,6 +634,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Map(args) => map::run(args)?,
+        Cmd::Plot { cmd } => plot::run(cmd)?,
         Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {
