@@ -14,6 +14,7 @@ mod map;
 mod plot;
 mod progress;
 mod trace;
+mod view;
 
 #[derive(Parser)]
 #[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
@@ -172,6 +173,9 @@ enum Cmd {
         #[command(subcommand)]
         cmd: plot::PlotCmd,
     },
+    /// Write one self-contained HTML page that plays the link utilisation of a run (or two
+    /// runs of one network side by side) over time.
+    View(view::ViewArgs),
     /// Map a job's ranks onto the network: each method's map priced by hop-bytes and link loads
     /// under the scenario's routing; the best written with --out.
     Map(map::MapArgs),
@@ -635,6 +639,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         }
         Cmd::Map(args) => map::run(args)?,
         Cmd::Plot { cmd } => plot::run(cmd)?,
+        Cmd::View(args) => view::run(args)?,
         Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {

@@ -208,7 +208,7 @@ fn from_rows(s: RowSeries) -> Series {
 }
 
 fn check(name: &str, s: Series) -> Result<Series, Error> {
-    if !(s.interval_ns > 0.0) {
+    if s.interval_ns.is_nan() || s.interval_ns <= 0.0 {
         return Err(bad(name, format!("interval_ns {}: must be positive", s.interval_ns)));
     }
     let n = s.intervals();

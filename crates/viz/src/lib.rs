@@ -5,6 +5,8 @@
 //!   ([`collective_plot`]), a link-utilisation heat map of a torus plane from a run's port
 //!   counters ([`heatmap`]) and the utilisation over time of the busiest links from a series
 //!   ([`timeline`]);
+//! - a self-contained HTML page that plays a run's link utilisation over time, one run or two
+//!   side by side ([`view`]).
 //!
 //! Text is drawn with a small font built into the crate (`fonts/`), so plots need no system
 //! font library; PNG files are encoded with the `png` crate.
@@ -22,6 +24,7 @@ pub mod input;
 pub mod render;
 pub mod sweep_plot;
 pub mod timeline;
+pub mod view;
 
 use fabricsim_core::ConfigError;
 
