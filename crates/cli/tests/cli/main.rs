@@ -12,6 +12,7 @@ mod partition;
 mod plots;
 mod resources;
 mod traces;
+mod viewer;
 
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");

@@ -82,7 +82,8 @@
   // per link, in rows by rail, level and direction.
   function layout() {
     const W = Math.max(300, Math.floor((window.innerWidth - 24 - 16 * (views.length - 1)) / views.length) - 2);
-    const H = Math.max(240, Math.min(Math.round(W * 0.75), window.innerHeight - 56 - 40 - 180));
+    // The height follows the width alone, so that a page lays out the same in any window height.
+    const H = Math.max(240, Math.min(Math.round(W * 0.6), 1000));
     views.forEach((v) => {
       v.canvas.width = W;
       v.canvas.height = H;
@@ -172,7 +173,8 @@
       sum += u;
       if (u > max) max = u;
     }
-    return plane.agg === "mean" && torus ? Math.round(sum / links.length) : max;
+    const v = plane.agg === "mean" && torus ? sum / links.length : max;
+    return Math.min(255, Math.round(v / fullScale()));
   }
 
   function draw() {
@@ -202,6 +204,10 @@
     $("clock").textContent = "t = " + ((tick * step) / 1000).toFixed(3) + " us";
   }
 
+  function fullScale() {
+    return Number($("full").value);
+  }
+
   function otherAxes() {
     return axes.filter((_, i) => i !== plane.a && i !== plane.b && i !== plane.c);
   }
@@ -223,7 +229,7 @@
     const where = l.coords ? "(" + l.coords.join(",") + ")" : "router " + l.router;
     const lines = [
       (bar.links.length > 1 ? bar.links.length + " links, e.g. " : "") + where + " " + l.label + " (port " + l.port + ")",
-      "now: utilisation " + (value(r, bar.links, f) / 255).toFixed(3),
+      "now: utilisation " + ((value(r, bar.links, f) * fullScale()) / 255).toFixed(3) + (value(r, bar.links, f) === 255 ? " or more" : ""),
       "window" + (bar.links.length > 1 ? " (sum)" : "") + ": " + sum[0] + " B, " + sum[1] + " packets",
       "busy " + sum[2].toFixed(1) + " ns, idle " + sum[3].toFixed(1) + " ns, credit stall " + sum[4].toFixed(1) + " ns",
     ];
@@ -268,6 +274,7 @@
     layout();
     draw();
   };
+  $("full").addEventListener("change", draw);
   ["ax-a", "ax-b", "ax-c", "agg"].forEach((id) => $(id).addEventListener("change", replane));
   window.addEventListener("resize", () => {
     layout();
