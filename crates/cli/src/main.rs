@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 mod map;
 mod plot;
+mod profile;
 mod progress;
 mod trace;
 mod view;
@@ -26,7 +27,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario (the built-in default when none is given) and print a summary.
-    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "embed_series"]))]
+    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "embed_series", "perfetto"]))]
     Run {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
@@ -44,6 +45,11 @@ enum Cmd {
         /// `fabricsim view` and `fabricsim plot timeline`.
         #[arg(long, requires = "json")]
         embed_series: bool,
+        /// Write a trace that Perfetto's UI opens (JSON trace events) to FILE: each link's
+        /// utilisation per interval as a counter track under its router, the run's phases and a
+        /// collective's time per rank as slices.
+        #[arg(long, value_name = "FILE")]
+        perfetto: Option<PathBuf>,
         /// Interval of the series, e.g. 100ns.
         #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series_out")]
         interval: String,
@@ -324,10 +330,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json, series, embed_series, interval } => {
+        Cmd::Run { scenario, set, json, series, embed_series, perfetto, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
-            check_outputs(&[("--json", &json), ("--series", &series)])?;
+            check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
             announce(&s)?;
             // Open-loop runs know their horizon (the share done and an estimate of the time
             // left); closed ones run until their work is done (the simulated time).
@@ -335,7 +341,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
             let mut embedded = None;
-            let report = if series.is_none() && !embed_series {
+            let report = if series.is_none() && !embed_series && perfetto.is_none() {
                 plan.run_with_progress(progress)?
             } else {
                 let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
@@ -350,6 +356,9 @@ fn run(cli: Cli) -> Result<(), Error> {
                         rows.to_csv()
                     };
                     write_out(path, &text)?;
+                }
+                if let Some(path) = &perfetto {
+                    write_out(path, &profile::perfetto(&report, &rows.columns())?)?;
                 }
                 embedded = embed_series.then(|| rows.columns());
                 report

@@ -9,6 +9,7 @@ mod input_checks;
 mod machine_pages;
 mod map;
 mod partition;
+mod perfetto;
 mod plots;
 mod resources;
 mod traces;
