@@ -114,7 +114,11 @@ fn view_run(path: &Path, v: &Value) -> Result<ViewRun, Error> {
         Some((a, sh)) => ("torus", a, sh),
         None => ("fat_tree", Vec::new(), Vec::new()),
     };
-    let name = v.get("name").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| crate::input::stem(path));
+    let stem = crate::input::stem(path);
+    let name = match v.get("name").and_then(Value::as_str) {
+        Some(n) => format!("{stem}: {n}"),
+        None => stem,
+    };
     Ok(ViewRun { name, topology, axes, shape, interval_ns: s.interval_ns * merged as f64, merged, links, util, summary: summary(v) })
 }
 

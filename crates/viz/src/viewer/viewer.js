@@ -103,17 +103,26 @@
       if (!l.coords) return;
       const stem = l.label.slice(0, -1);
       const ax = axes.indexOf(stem);
-      if (ax !== a && ax !== b) return;
-      const key = [c >= 0 ? l.coords[c] : 0, l.coords[a], l.coords[b], ax === a ? 1 : 0, l.label.endsWith("+") ? 1 : 0].join(",");
+      // Links off the plane (along the slices' axis or the others) colour their router's rim.
+      const kind = ax === a ? 1 : ax === b ? 0 : 2;
+      const key = [c >= 0 ? l.coords[c] : 0, l.coords[a], l.coords[b], kind, l.label.endsWith("+") ? 1 : 0].join(",");
       if (!groups.has(key)) groups.set(key, []);
       groups.get(key).push(i);
     });
     const bars = [];
     const s = cell * 0.34, t = Math.max(1, cell * 0.14), g = cell * 0.04;
     groups.forEach((links, key) => {
-      const [tile, i, j, across, plus] = key.split(",").map(Number);
+      const [tile, i, j, kind, plus] = key.split(",").map(Number);
+      const across = kind === 1;
       const ox = (tile % cols) * tw + 18, oy = Math.floor(tile / cols) * th + 18;
       const ci = ox + cell * (i + 0.5), cj = oy + cell * (j + 0.5);
+      if (kind === 2) {
+        if (plus && groups.has([tile, i, j, 2, 0].join(","))) return;
+        const both = plus ? links : links.concat(groups.get([tile, i, j, 2, 1].join(",")) || []);
+        const h = cell * 0.17;
+        bars.push({ rect: [ci - h, cj - h, ci + h, cj + h], links: both, rim: true });
+        return;
+      }
       const xe = ox + cell * nx, ye = oy + cell * ny;
       let rect;
       if (across && plus) rect = [ci + s / 2, cj - g - t, Math.min(ci + cell - s / 2, xe), cj - g];
@@ -189,13 +198,16 @@
         ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
       }
       ctx.fillStyle = "#3c3c46";
-      for (const [x, y, h] of v.bars.nodes) ctx.fillRect(x - h, y - h, 2 * h, 2 * h);
+      const core = otherAxes().length || plane.c >= 0 ? 0.4 : 1;
+      for (const [x, y, h] of v.bars.nodes) ctx.fillRect(x - h * core, y - h * core, 2 * h * core, 2 * h * core);
       ctx.fillStyle = "#555";
       ctx.font = "11px sans-serif";
       for (const [x, y, text] of v.bars.labels) ctx.fillText(text, x, y);
       const r = v.run;
       v.note.textContent = torus
-        ? "links along " + axes[plane.a] + " (across) and " + axes[plane.b] + " (down)" + (otherAxes().length ? "; " + plane.agg + " over " + otherAxes().join(", ") : "")
+        ? "links along " + axes[plane.a] + " (across) and " + axes[plane.b] + " (down)" +
+          (otherAxes().length ? "; " + plane.agg + " over " + otherAxes().join(", ") : "") +
+          (core < 1 ? "; a router's rim: its links along " + axes.filter((_, i) => i !== plane.a && i !== plane.b).join(", ") : "")
         : "links by rail, level and direction";
       v.canvas.dataset.frame = f;
       v.canvas.dataset.interval = r.interval_ns;
