@@ -83,7 +83,8 @@
   function layout() {
     const W = Math.max(300, Math.floor((window.innerWidth - 24 - 16 * (views.length - 1)) / views.length) - 2);
     // The height follows the width alone, so that a page lays out the same in any window height.
-    const H = Math.max(240, Math.min(Math.round(W * 0.6), 1000));
+    let H = Math.max(240, Math.min(Math.round(W * 0.6), 1000));
+    if (!torus) H = Math.min(H, new Set(runs[0].links.map((l) => l.label)).size * 40 + 12);
     views.forEach((v) => {
       v.canvas.width = W;
       v.canvas.height = H;
