@@ -50,6 +50,10 @@ enum Cmd {
         /// collective's time per rank as slices.
         #[arg(long, value_name = "FILE")]
         perfetto: Option<PathBuf>,
+        /// Keep only these ports in the series (comma-separated): labels (X+), axes (X: both
+        /// directions), `network` or `terminal`.
+        #[arg(long, value_delimiter = ',', value_name = "PORTS", requires = "series_out")]
+        series_ports: Vec<String>,
         /// Interval of the series, e.g. 100ns.
         #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series_out")]
         interval: String,
@@ -330,7 +334,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json, series, embed_series, perfetto, interval } => {
+        Cmd::Run { scenario, set, json, series, embed_series, perfetto, series_ports, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
@@ -341,11 +345,21 @@ fn run(cli: Cli) -> Result<(), Error> {
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
             let mut embedded = None;
+            let filter = fabricsim::series_stream::PortFilter { items: series_ports };
+            let every = || fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)));
+            // A CSV series alone is written as the run goes (memory bounded); the others are
+            // held until the run ends.
+            let csv_only = series.as_ref().is_some_and(|p| p.extension().is_none_or(|e| e != "json") && p.as_os_str() != "-");
             let report = if series.is_none() && !embed_series && perfetto.is_none() {
                 plan.run_with_progress(progress)?
+            } else if csv_only && !embed_series && perfetto.is_none() {
+                let path = series.as_ref().expect("a CSV series");
+                let file = std::fs::File::create(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+                plan.run_streaming_csv(every()?, &filter, std::io::BufWriter::new(file), progress)?
             } else {
-                let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
-                let (report, rows) = plan.run_with_series(every, progress)?;
+                filter.check(&plan.port_labels())?;
+                let (report, mut rows) = plan.run_with_series(every()?, progress)?;
+                rows.retain(&filter);
                 if let Some(t) = rows.truncated_at_ns {
                     eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
                 }

@@ -12,6 +12,7 @@ mod partition;
 mod perfetto;
 mod plots;
 mod resources;
+mod series_stream;
 mod traces;
 mod viewer;
 
