@@ -354,8 +354,15 @@ fn run(cli: Cli) -> Result<(), Error> {
                 plan.run_with_progress(progress)?
             } else if csv_only && !embed_series && perfetto.is_none() {
                 let path = series.as_ref().expect("a CSV series");
-                let file = std::fs::File::create(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-                plan.run_streaming_csv(every()?, &filter, std::io::BufWriter::new(file), progress)?
+                let open = || {
+                    let file = std::fs::File::create(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
+                    Ok(std::io::BufWriter::new(file))
+                };
+                let (report, truncated) = plan.run_streaming_csv(every()?, &filter, open, progress)?;
+                if let Some(t) = truncated {
+                    eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
+                }
+                report
             } else {
                 filter.check(&plan.port_labels())?;
                 let (report, mut rows) = plan.run_with_series(every()?, progress)?;

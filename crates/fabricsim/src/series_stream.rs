@@ -61,9 +61,19 @@ impl Plan {
         ports(&self.topology, &self.build_graph()).into_iter().map(|(_, k, _, _, l)| (k.to_string(), l)).collect()
     }
 
-    /// Run once, writing the kept ports' series to `out` as CSV while it runs (the columns and
-    /// rows of [`SeriesReport::to_csv`], for the ports `filter` keeps).
-    pub fn run_streaming_csv<W: Write>(&self, interval: Time, filter: &PortFilter, out: W, progress: impl FnMut(Time)) -> Result<RunReport, Error> {
+    /// Run once, writing the kept ports' series to the writer `open` gives (called once the
+    /// run is known to be allowed) as CSV while it runs (the columns and
+    /// rows of [`SeriesReport::to_csv`], for the ports `filter` keeps); also where the series
+    /// stops, ns, when the run went on past the intervals [`crate::series::series_memory`]
+    /// allows (the same bound as the series held in memory, so the file stays the size the
+    /// machine could hold).
+    pub fn run_streaming_csv<W: Write>(
+        &self,
+        interval: Time,
+        filter: &PortFilter,
+        open: impl FnOnce() -> Result<W, Error>,
+        progress: impl FnMut(Time),
+    ) -> Result<(RunReport, Option<f64>), Error> {
         filter.check(&self.port_labels())?;
         let g = self.build_graph();
         let rows = ports(&self.topology, &g)
@@ -71,15 +81,18 @@ impl Plan {
             .filter(|(_, kind, _, _, label)| filter.keeps(kind, label))
             .map(|(p, kind, router, local, label)| (p, format!("{router},{local},{kind},{label}")))
             .collect();
-        let sink = CsvSink { out, interval_ps: interval.ps(), rows, failed: None, started: false };
+        let cap = crate::series::series_memory(self, g.total_ports() as u64, interval)?;
+        let sink = CsvSink { out: open()?, interval_ps: interval.ps(), rows, failed: None, started: false };
         let series = StreamSeries::new(g.total_ports() as usize, interval, sink).map_err(|m| ConfigError::new("--interval", m))?;
-        let (report, failed) = self.run_observed(series, progress, |s, _| {
+        let series = series.with_max_intervals(cap);
+        let (report, (failed, truncated)) = self.run_observed(series, progress, |s, _| {
             s.finish();
-            s.with_sink(|k| k.close())
+            let truncated = s.truncated().then(|| (s.intervals() as u64 * interval.ps()) as f64 / 1e3);
+            (s.with_sink(|k| k.close()), truncated)
         })?;
         match failed {
             Some(e) => Err(Error::Io(format!("--series: {e}"))),
-            None => Ok(report),
+            None => Ok((report, truncated)),
         }
     }
 }

@@ -24,6 +24,9 @@ struct Inner<S> {
     packets: VecDeque<Vec<u32>>,
     /// Most intervals held at once (for tests and the docs' memory claim).
     peak_held: usize,
+    /// Intervals written at most, and whether the run went on past them.
+    max_intervals: usize,
+    truncated: bool,
     sink: S,
 }
 
@@ -41,8 +44,21 @@ impl<S: SeriesSink> StreamSeries<S> {
         if interval.ps() == 0 || interval.ps() > u32::MAX as u64 {
             return Err(format!("{interval} must be positive and at most 4ms"));
         }
-        let inner = Inner { base: 0, busy: VecDeque::new(), packets: VecDeque::new(), peak_held: 0, sink };
+        let inner =
+            Inner { base: 0, busy: VecDeque::new(), packets: VecDeque::new(), peak_held: 0, max_intervals: usize::MAX, truncated: false, sink };
         Ok(StreamSeries { interval_ps: interval.ps(), ports, inner: RefCell::new(inner) })
+    }
+
+    /// Write at most `n` intervals (at least one), as [`crate::PortSeries::with_max_intervals`]
+    /// keeps at most `n`: a bound on the file when the run's end is not known in advance.
+    pub fn with_max_intervals(self, n: usize) -> Self {
+        self.inner.borrow_mut().max_intervals = n.max(1);
+        self
+    }
+
+    /// Whether the run went on past the last interval written.
+    pub fn truncated(&self) -> bool {
+        self.inner.borrow().truncated
     }
 
     /// Hand every interval still held to the sink (at the end of the run; intervals after the
@@ -96,6 +112,10 @@ impl<S: SeriesSink> Observer for StreamSeries<S> {
         let (p, w, ports) = (port.index(), self.interval_ps, self.ports);
         let s = self.inner.get_mut();
         let first = (start.ps() / w) as usize;
+        if first >= s.max_intervals {
+            s.truncated = true;
+            return;
+        }
         // Every interval before this one is final; those between the last held and this one
         // were reached empty.
         s.flush_before(first);
@@ -111,6 +131,10 @@ impl<S: SeriesSink> Observer for StreamSeries<S> {
         let mut t = start.ps();
         while t < end.ps() {
             let i = (t / w) as usize;
+            if i >= s.max_intervals {
+                s.truncated = true;
+                break;
+            }
             let until = ((i as u64 + 1) * w).min(end.ps());
             s.grow(i, ports);
             let at = i - s.base;
@@ -154,5 +178,16 @@ mod tests {
         }
         assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), (0..a.intervals()).collect::<Vec<_>>());
         assert!(b.peak_held() <= 7, "held {} intervals: a hop of 570 ps spans 7", b.peak_held());
+        // Bounded as the in-memory series is: the same intervals kept, the same flag.
+        let mut a = PortSeries::new(1, Time(100)).unwrap().with_max_intervals(2);
+        let mut b = StreamSeries::new(1, Time(100), Keep::default()).unwrap().with_max_intervals(2);
+        for (s, e) in [(150, 190), (190, 260), (900, 950)] {
+            a.on_hop(PortId(0), Time(s), Time(e), 64);
+            b.on_hop(PortId(0), Time(s), Time(e), 64);
+        }
+        b.finish();
+        assert_eq!((b.intervals(), b.truncated()), (a.intervals(), a.truncated()));
+        let got = b.with_sink(|k| std::mem::take(&mut k.0));
+        assert_eq!(got.iter().map(|g| g.1[0] as u64).collect::<Vec<_>>(), vec![a.busy_ps(0, 0), a.busy_ps(1, 0)]);
     }
 }
