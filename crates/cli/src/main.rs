@@ -344,46 +344,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
-            let mut embedded = None;
-            let filter = fabricsim::series_stream::PortFilter { items: series_ports };
-            let every = || fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)));
-            // A CSV series alone is written as the run goes (memory bounded); the others are
-            // held until the run ends.
-            let csv_only = series.as_ref().is_some_and(|p| p.extension().is_none_or(|e| e != "json") && p.as_os_str() != "-");
-            let report = if series.is_none() && !embed_series && perfetto.is_none() {
-                plan.run_with_progress(progress)?
-            } else if csv_only && !embed_series && perfetto.is_none() {
-                let path = series.as_ref().expect("a CSV series");
-                let open = || {
-                    let file = std::fs::File::create(path).map_err(|e| Error::Io(format!("{}: {e}", path.display())))?;
-                    Ok(std::io::BufWriter::new(file))
-                };
-                let (report, truncated) = plan.run_streaming_csv(every()?, &filter, open, progress)?;
-                if let Some(t) = truncated {
-                    eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
-                }
-                report
-            } else {
-                filter.check(&plan.port_labels())?;
-                let (report, mut rows) = plan.run_with_series(every()?, progress)?;
-                rows.retain(&filter);
-                if let Some(t) = rows.truncated_at_ns {
-                    eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
-                }
-                if let Some(path) = &series {
-                    let text = if path.extension().is_some_and(|e| e == "json") {
-                        serde_json::to_string_pretty(&rows).expect("series serialises")
-                    } else {
-                        rows.to_csv()
-                    };
-                    write_out(path, &text)?;
-                }
-                if let Some(path) = &perfetto {
-                    write_out(path, &profile::perfetto(&report, &rows.columns())?)?;
-                }
-                embedded = embed_series.then(|| rows.columns());
-                report
-            };
+            let what = profile::SeriesOut { series: &series, embed: embed_series, perfetto: &perfetto, ports: series_ports, interval: &interval };
+            let (report, embedded) = profile::run(&plan, what, progress)?;
             watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
             if report.packets_delivered == 0 {
