@@ -12,8 +12,11 @@ use std::process::ExitCode;
 
 mod info;
 mod map;
+mod plot;
+mod profile;
 mod progress;
 mod trace;
+mod view;
 
 #[derive(Parser)]
 #[command(name = "fabricsim", version, about = "Fast packet-level simulator of supercomputer interconnects")]
@@ -25,6 +28,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run a scenario (the built-in default when none is given) and print a summary.
+    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "embed_series", "perfetto"]))]
     Run {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
@@ -38,8 +42,21 @@ enum Cmd {
         /// (the whole run) to FILE: JSON if it ends in .json, else CSV.
         #[arg(long, value_name = "FILE")]
         series: Option<PathBuf>,
+        /// Put the same series into the `--json` report (under `series`, as columns), for
+        /// `fabricsim view` and `fabricsim plot timeline`.
+        #[arg(long, requires = "json")]
+        embed_series: bool,
+        /// Write a trace that Perfetto's UI opens (JSON trace events) to FILE: each link's
+        /// utilisation per interval as a counter track under its router, the run's phases and a
+        /// collective's time per rank as slices.
+        #[arg(long, value_name = "FILE")]
+        perfetto: Option<PathBuf>,
+        /// Keep only these ports in the series (comma-separated): labels (X+), axes (X: both
+        /// directions), `network` or `terminal`.
+        #[arg(long, value_delimiter = ',', value_name = "PORTS", requires = "series_out")]
+        series_ports: Vec<String>,
         /// Interval of the series, e.g. 100ns.
-        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series")]
+        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series_out")]
         interval: String,
     },
     /// Print the topology analysis of a scenario.
@@ -165,6 +182,15 @@ enum Cmd {
         #[arg(long, value_name = "DIR")]
         update_docs: Option<PathBuf>,
     },
+    /// Pictures (PNG, SVG) of the JSON outputs: latency-load curves, collective bars, link
+    /// heat maps of torus planes, the busiest links over time.
+    Plot {
+        #[command(subcommand)]
+        cmd: plot::PlotCmd,
+    },
+    /// Write one self-contained HTML page that plays the link utilisation of a run (or two
+    /// runs of one network side by side) over time.
+    View(view::ViewArgs),
     /// Map a job's ranks onto the network: each method's map priced by hop-bytes and link loads
     /// under the scenario's routing; the best written with --out.
     Map(map::MapArgs),
@@ -313,33 +339,18 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json, series, interval } => {
+        Cmd::Run { scenario, set, json, series, embed_series, perfetto, series_ports, interval } => {
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
-            check_outputs(&[("--json", &json), ("--series", &series)])?;
+            check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
             announce(&s)?;
             // Open-loop runs know their horizon (the share done and an estimate of the time
             // left); closed ones run until their work is done (the simulated time).
             let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
-            let report = match &series {
-                None => plan.run_with_progress(progress)?,
-                Some(path) => {
-                    let every = fabricsim::Time::parse(&interval).map_err(|m| Error::Config(fabricsim::ConfigError::new("--interval", m)))?;
-                    let (report, rows) = plan.run_with_series(every, progress)?;
-                    if let Some(t) = rows.truncated_at_ns {
-                        eprintln!("warning: --series: the series stops at {:.1} us, all the memory left allows at --interval {interval}", t / 1e3);
-                    }
-                    let text = if path.extension().is_some_and(|e| e == "json") {
-                        serde_json::to_string_pretty(&rows).expect("series serialises")
-                    } else {
-                        rows.to_csv()
-                    };
-                    write_out(path, &text)?;
-                    report
-                }
-            };
+            let what = profile::SeriesOut { series: &series, embed: embed_series, perfetto: &perfetto, ports: series_ports, interval: &interval };
+            let (report, embedded) = profile::run(&plan, what, progress)?;
             watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
             if report.packets_delivered == 0 {
@@ -349,7 +360,15 @@ fn run(cli: Cli) -> Result<(), Error> {
                 );
             }
             if let Some(p) = json {
-                write_out(&p, &serde_json::to_string_pretty(&report).expect("report serialises"))?;
+                let text = match embedded {
+                    None => serde_json::to_string_pretty(&report).expect("report serialises"),
+                    Some(columns) => {
+                        let mut v = serde_json::to_value(&report).expect("report serialises");
+                        v["series"] = serde_json::to_value(columns).expect("series serialises");
+                        serde_json::to_string(&v).expect("report serialises")
+                    }
+                };
+                write_out(&p, &text)?;
             }
         }
         Cmd::Info { scenario, set, json, partitions } => {
@@ -586,6 +605,8 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
         }
         Cmd::Map(args) => map::run(args)?,
+        Cmd::Plot { cmd } => plot::run(cmd)?,
+        Cmd::View(args) => view::run(args)?,
         Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {

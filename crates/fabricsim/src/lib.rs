@@ -47,6 +47,7 @@ pub mod ranges;
 pub mod report;
 pub mod scenario;
 pub mod series;
+pub mod series_stream;
 pub mod stepping;
 pub mod sweep;
 mod tagged;

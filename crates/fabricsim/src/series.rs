@@ -77,7 +77,54 @@ pub fn series_memory(plan: &Plan, ports: u64, interval: Time) -> Result<usize, E
     Ok(cap.min(usize::MAX as u64) as usize)
 }
 
+/// A series as columns, for a run report that carries its series (`run --json FILE
+/// --embed-series`, read by `fabricsim view` and `fabricsim plot timeline`): the ports once,
+/// then each port's values per interval (utilisation rounded to 1e-4).
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesColumns {
+    pub interval_ns: f64,
+    pub intervals: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated_at_ns: Option<f64>,
+    pub ports: Vec<SeriesPort>,
+    /// `utilization[p][i]`: port `p`'s busy fraction in interval `i`.
+    pub utilization: Vec<Vec<f64>>,
+    /// `packets[p][i]`: packets port `p` started in interval `i`.
+    pub packets: Vec<Vec<u32>>,
+}
+
+/// A port of [`SeriesColumns`].
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct SeriesPort {
+    pub router: u32,
+    pub port: u32,
+    pub kind: &'static str,
+    pub label: String,
+}
+
 impl SeriesReport {
+    /// The series as columns (ports in the order of their first row).
+    pub fn columns(&self) -> SeriesColumns {
+        let mut index = std::collections::HashMap::new();
+        let mut ports = Vec::new();
+        let slot = |t_ns: f64| (t_ns / self.interval_ns).round() as usize;
+        let intervals = self.rows.iter().map(|r| slot(r.t_ns) + 1).max().unwrap_or(0);
+        for r in &self.rows {
+            index.entry((r.router, r.port)).or_insert_with(|| {
+                ports.push(SeriesPort { router: r.router, port: r.port, kind: r.kind, label: r.label.clone() });
+                ports.len() - 1
+            });
+        }
+        let mut utilization = vec![vec![0.0; intervals]; ports.len()];
+        let mut packets = vec![vec![0; intervals]; ports.len()];
+        for r in &self.rows {
+            let p = index[&(r.router, r.port)];
+            utilization[p][slot(r.t_ns)] = (r.utilization * 1e4).round() / 1e4;
+            packets[p][slot(r.t_ns)] = r.packets;
+        }
+        SeriesColumns { interval_ns: self.interval_ns, intervals, truncated_at_ns: self.truncated_at_ns, ports, utilization, packets }
+    }
+
     /// As CSV, one row per (interval, port), with a header line.
     pub fn to_csv(&self) -> String {
         let mut s = String::from("t_ns,router,port,kind,label,utilization,packets\n");

@@ -10,8 +10,12 @@ mod input_checks;
 mod machine_pages;
 mod map;
 mod partition;
+mod perfetto;
+mod plots;
 mod resources;
+mod series_stream;
 mod traces;
+mod viewer;
 
 fn fabricsim(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_fabricsim")).args(args).output().expect("runs");
