@@ -12,7 +12,7 @@ fn a_stale_machine_page_is_found_and_rewritten_from_validation() {
     std::fs::create_dir_all(&pages).unwrap();
     std::fs::write(
         rows.join("x.toml"),
-        "system = \"X\"\nsource = \"test\"\n[[row]]\nfigure = \"1-hop latency\"\npublished = 0.62\nunit = \"us\"\ntolerance = 0.05\nmetric = \"one_way_latency\"\nset = [\"machine.preset=bgq\"]\n",
+        "system = \"X\"\nsource = \"test\"\n[[row]]\nfigure = \"1-hop latency\"\npublished = 0.62\nunit = \"us\"\ntolerance = 0.05\nmetric = \"one_way_latency\"\nkind = \"calibration\"\nset = [\"machine.preset=bgq\"]\n",
     )
     .unwrap();
     let page = pages.join("x.md");
