@@ -362,8 +362,10 @@ impl<O: Observer> Core<O> {
             routing,
             graph,
             fabric: Fabric { outs, stall, vcq, timing, vcs, requested, router_div, lookahead, slots, in_busy, in_rr, vcs_div, crossings, .. },
-            nics: Nics { mem_free, .. },
+            nics: Nics { mem_free, messages, .. },
             meter: Meter { last_progress, out: outcome, .. },
+            faults,
+            error,
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -395,6 +397,17 @@ impl<O: Observer> Core<O> {
             let bw = params.memory_bandwidth.expect("uncached implies a memory limit");
             finish = finish.max(reserve_memory(mem_free, bw, now, p.dst, p.payload, true));
         }
+        // Faulty links (`faults` is `None` unless faults are configured): the frame's attempts
+        // decide when it leaves (`sent_at`), when the output frees, and whether it is lost.
+        let (mut sent_at, mut lost) = (now, false);
+        if let Some(f) = faults {
+            if !terminal {
+                let ser = timing.serialization(class, size);
+                let protectable = !p.agent && !crate::packet::hardware_op(messages.get(p.msg).op);
+                let s = crate::faults::hop(f, error, out, o.peer, now, size, ser, o.latency as u64, p.tail, protectable);
+                (sent_at, finish, lost) = (s.start, s.finish, s.lost);
+            }
+        }
         if shared {
             // The port's crossbar input carries this packet until its tail has left.
             let (port, vc) = vcs_div.div_rem(q.0);
@@ -419,6 +432,8 @@ impl<O: Observer> Core<O> {
             }
             *last_progress = (*last_progress).max(finish + lat);
             queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
+        } else if lost {
+            *last_progress = (*last_progress).max(finish);
         } else {
             let ds_q = InputVcId(o.peer * *vcs + out_vc as u32);
             // Lookahead routing: when the routing gives a single hop, the next router's output is
@@ -426,12 +441,15 @@ impl<O: Observer> Core<O> {
             // and is computed while the packet's record is at hand.
             let ahead = if *lookahead && p.zone == 0 { hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.src, p.dst) } else { None };
             (p.out, p.out_vc) = ahead.unwrap_or((NIL, p.out_vc));
-            let ready = now + lat + params.router_delay.ps();
+            let ready = sent_at + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             let charge = link::slot_charge(*slots, out_vc, size);
-            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
+            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back && sent_at == now);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
+        if lost {
+            self.lose_packet(pkt);
+        }
     }
 
     #[inline(always)]
