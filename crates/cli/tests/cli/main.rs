@@ -4,6 +4,7 @@ use std::process::Command;
 
 mod collective_all;
 mod docs;
+mod faults;
 mod friction;
 mod input_checks;
 mod machine_pages;

@@ -17,10 +17,12 @@
 //! * `slicing` (TofuD): in split mode a frame's slices go on all lanes (full rate); in
 //!   duplicate mode a whole copy goes on each half of the lanes (half the rate) and the frame
 //!   survives a bad half. Receivers count errors per lane and report them (STAT) every
-//!   `link.slicing.window` frames, a link latency later at the sender, which picks the mode for
-//!   each frame (PAT) from the latest report. Retry underneath.
+//!   `link.slicing.window` frames, or as soon as one lane's errors exceed the duplicate
+//!   threshold for the window; the report reaches the sender a link latency later, and the
+//!   sender picks the mode for each frame (PAT) from the latest report. Retry underneath.
 //! * `degrade` (Tofu2): a lane with `link.degrade.threshold` errors within a window of frames
-//!   is dropped for good; the link runs at the rate of the lanes left. Retry underneath.
+//!   is dropped for good (at once, when it reaches the threshold); the link runs at the rate of
+//!   the lanes left. Retry underneath.
 //! * `none`: a failed frame is a lost packet (counted; its message never completes).
 //!
 //! All of it is computed when the router grants the frame its output (`Core::grant` calls

@@ -173,10 +173,10 @@ impl Default for RetryParams {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct SlicingParams {
-    /// Frames a receiver counts per status report (STAT). Default 16.
+    /// Frames a receiver counts per status report (STAT). Default 32.
     pub window: u32,
     /// A lane whose frame error rate in a report exceeds this sends the link to duplicate mode.
-    /// Default 0.05.
+    /// Default 0.1.
     pub duplicate_above: f64,
     /// Back to split mode when every lane's error rate in a report is at most this. Default 0.
     pub split_below: f64,
@@ -184,7 +184,7 @@ pub struct SlicingParams {
 
 impl Default for SlicingParams {
     fn default() -> Self {
-        SlicingParams { window: 16, duplicate_above: 0.05, split_below: 0.0 }
+        SlicingParams { window: 32, duplicate_above: 0.1, split_below: 0.0 }
     }
 }
 

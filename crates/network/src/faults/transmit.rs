@@ -285,11 +285,19 @@ impl Faults {
             Protection::Degrade => self.link.degrade.window,
             _ => return,
         };
+        // A report is due at the end of the window, or as soon as a lane's errors alone decide
+        // it (a dark lane is reported after a few frames, not a whole window).
+        let eager = match scheme {
+            Protection::Slicing => (self.link.slicing.duplicate_above * window as f64).floor() as u32 + 1,
+            _ => self.link.degrade.threshold,
+        };
+        let worst_now = (0..lanes).map(|k| self.lanes[base + k].window_errors).max().unwrap_or(0);
         let l = &mut self.links[out as usize];
         l.counted += 1;
-        if l.counted < window {
+        if l.counted < window && worst_now < eager {
             return;
         }
+        let window = l.counted;
         l.counted = 0;
         let active = l.active;
         let errors: Vec<u32> = (0..lanes).map(|k| std::mem::take(&mut self.lanes[base + k].window_errors)).collect();
