@@ -232,7 +232,7 @@ impl LinkSpec {
             return Err(ConfigError::new("link.lanes", format!("{} must be between 1 and 16", self.lanes)));
         }
         match self.protection {
-            Protection::Slicing if self.lanes < 2 || self.lanes % 2 != 0 => {
+            Protection::Slicing if self.lanes < 2 || !self.lanes.is_multiple_of(2) => {
                 return Err(ConfigError::new(
                     "link.protection",
                     format!("'slicing' needs an even number of lanes (2 or more) to duplicate a frame on; link.lanes is {}", self.lanes),
