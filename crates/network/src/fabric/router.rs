@@ -199,6 +199,7 @@ impl<O: Observer> Core<O> {
         let (selection, slot) = (self.p.selection, self.fabric.slots);
         let mut best = (0u8, 0u32, self.fabric.cands.as_slice()[start], false);
         let mut i = start;
+        let mut dead_seen = false;
         for k in 0..n {
             let h = self.fabric.cands.as_slice()[i];
             i = if i + 1 == n { 0 } else { i + 1 };
@@ -212,10 +213,17 @@ impl<O: Observer> Core<O> {
                 Selection::Credit => (fits as u8) * 4 + (fits != h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
                 Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
+            // A link the router knows is down comes last, whatever its room (faults only).
+            let dead = self.faults.as_deref().is_some_and(|f| f.known_down(out, now));
+            dead_seen |= dead;
+            let score = score + (!dead as u8) * 8;
             let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h, fits);
             }
+        }
+        if dead_seen {
+            self.steered(best.0 >= 8);
         }
         (best.2, best.3)
     }

@@ -49,7 +49,8 @@ pub struct FaultCounts {
     pub packets_duplicated: u64,
     /// Corrupted frames that passed the CRC check (delivered, counted here).
     pub undetected: u64,
-    /// Packets that took another path because of a failure (no rerouting is modelled yet: 0).
+    /// Adaptive choices steered away from a link known to be down (a packet may count at
+    /// several hops).
     pub reroutes: u64,
     /// Source-destination pairs cut off by failures (not computed yet: 0).
     pub pairs_cut: u64,

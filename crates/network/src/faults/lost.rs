@@ -1,5 +1,5 @@
-//! Packets lost on a link with protection `none`, and the messages they belonged to: counted,
-//! never completed to the workload.
+//! Packets lost on a link with protection `none`, and the messages they belonged to (counted,
+//! never completed to the workload); adaptive choices steered away from dead links (counted).
 
 use crate::packet::PacketId;
 use crate::sim::Core;
@@ -23,6 +23,15 @@ impl<O: Observer> Core<O> {
         m.delivered += p.payload as u64;
         if m.delivered >= m.bytes {
             self.drop_if_lost(p.msg);
+        }
+    }
+
+    /// A packet chose among hops of which some lead to links known to be down: `away`, it took
+    /// a live one (a reroute).
+    #[cold]
+    pub(crate) fn steered(&mut self, away: bool) {
+        if let Some(f) = self.faults.as_deref_mut() {
+            f.counts.reroutes += away as u64;
         }
     }
 

@@ -153,6 +153,12 @@ impl Faults {
         schedule::state_at(self.events(port), t.ps()).1
     }
 
+    /// Whether the router sending on `port` knows at `now` that its link is down (it learns
+    /// `faults.awareness` after the fact). Adaptive selection avoids such ports.
+    pub(crate) fn known_down(&self, port: u32, now: u64) -> bool {
+        !self.schedule.per_port.is_empty() && schedule::state_at(self.events(port), now.saturating_sub(self.spec.awareness.ps())).1
+    }
+
     /// The counts with the recovery times filled in.
     pub(crate) fn report(&self) -> FaultCounts {
         let mut c = self.counts.clone();

@@ -19,6 +19,10 @@ pub struct FaultSpec {
     /// Probability that a corrupted frame passes the CRC/FCS check undetected, in [0, 1].
     /// Default 0. Such a frame is delivered and counted as an undetected corruption.
     pub undetected: f64,
+    /// Fault awareness: how long after a link goes down (or comes back) the routers at its
+    /// ends learn of it from their neighbours' status packets. Until then adaptive routing may
+    /// still choose the dead link (its packets then wait for it). Default 0.
+    pub awareness: Time,
     /// Scheduled events (`[[faults.events]]`), in time order per link.
     pub events: Vec<FaultEvent>,
 }
@@ -217,6 +221,9 @@ impl FaultSpec {
         }
         if !self.burst_rate.is_finite() || !(0.0..=1e12).contains(&self.burst_rate) {
             return Err(ConfigError::new("faults.burst_rate", format!("{} bursts per second is outside [0, 1e12]", self.burst_rate)));
+        }
+        if self.awareness > Time::from_us(1_000) {
+            return Err(ConfigError::new("faults.awareness", format!("{} ns is more than 1 ms", self.awareness.as_ns_f64())));
         }
         if self.burst_length > Time::from_us(1_000_000) {
             return Err(ConfigError::new("faults.burst_length", format!("{:?} is longer than 1 s", self.burst_length)));

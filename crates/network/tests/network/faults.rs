@@ -342,3 +342,24 @@ fn bad_fault_input_names_the_key() {
     assert!(e.starts_with("faults.events[0].link.port: 100000"), "{e}");
     assert_eq!(build(with(vec![ev(vec![2, 0], "d0", Direction::Plus, 10)]), LinkSpec::default()), "accepted");
 }
+
+#[test]
+fn adaptive_routing_steers_around_a_link_it_knows_is_down_and_not_before_it_knows() {
+    let mut down = lane_event(2_000, EventKind::LinkDown);
+    let mut up = lane_event(40_000, EventKind::LinkUp);
+    (down.lane, up.lane) = (None, None);
+    let with = |awareness: Time| {
+        let f = FaultSpec { lane_ber: 1e-30, awareness, events: vec![down.clone(), up.clone()], ..Default::default() };
+        let (o, c, w) = run(faulty(f, Protection::Retry, 1), Streams::new(16, 2_000, 4), Net::Adaptive, None).unwrap();
+        assert_eq!(w.delivered, 16 * 2_000);
+        assert_eq!(o.packets_delivered, o.packets_injected);
+        c.unwrap()
+    };
+    let aware = with(Time::ZERO);
+    let unaware = with(Time::from_us(1_000));
+    assert!(aware.reroutes > 0, "{aware:?}");
+    assert_eq!(unaware.reroutes, 0, "it never learns during the outage");
+    // Packets still sent into the dead link: only those with no other way when the routers
+    // know, many more when they do not.
+    assert!(aware.errors_link_down < unaware.errors_link_down, "{} vs {}", aware.errors_link_down, unaware.errors_link_down);
+}
