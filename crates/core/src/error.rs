@@ -54,6 +54,10 @@ pub enum SimError {
         /// The packet's sequence number at its source (packets the source created before it).
         packet: u32,
     },
+    /// A faulty link can never carry a packet that waits for it (down for good, or failing
+    /// every attempt), and nothing routes around it.
+    #[error("link failed: {0}")]
+    LinkFailed(String),
     /// The scenario was invalid; found while building or running the simulation.
     #[error("{0}")]
     Config(#[from] ConfigError),

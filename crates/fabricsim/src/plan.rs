@@ -114,6 +114,8 @@ impl Plan {
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
             hardware: s.hardware.clone(),
             seed: s.sim.seed,
+            faults: s.faults.clone(),
+            link: s.link.clone(),
         };
         fabricsim_network::check_parts(&routing, &params)?;
         let ports = match &topology {
@@ -286,7 +288,9 @@ impl Plan {
             ))));
         }
         let wall = started.elapsed().as_secs_f64();
-        Ok(RunReport::new(self, sim.graph(), &sim.port_counters(), outcome, sim.workload().report()).timed(wall))
+        let mut report = RunReport::new(self, sim.graph(), &sim.port_counters(), outcome, sim.workload().report()).timed(wall);
+        report.faults = sim.fault_counts();
+        Ok(report)
     }
 
     pub fn run(&self) -> Result<RunReport, Error> {

@@ -80,6 +80,10 @@ pub struct RunReport {
     /// port counters are the report's `ports`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collective: Option<crate::collective::CollectivePoint>,
+    /// With `[faults]`: what the lane errors and failures did and what the protection did
+    /// about them (see `fabricsim_network::faults::FaultCounts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub faults: Option<fabricsim_network::faults::FaultCounts>,
 }
 
 /// Utilisation of the network links of one direction (all routers' ports with that label).
@@ -125,13 +129,11 @@ pub struct Provenance {
 
 impl Provenance {
     /// What produces reports of scenario `s`: this build, its seed and the scenario resolved.
+    /// Without faults the `[link]` and `[faults]` sections change nothing and are left out
+    /// (reports of fault-free runs stay as they were before faults existed).
     pub fn of(s: &crate::Scenario) -> Provenance {
-        Provenance {
-            fabricsim_version: env!("CARGO_PKG_VERSION"),
-            git_commit: option_env!("FABRICSIM_GIT_COMMIT"),
-            seed: s.sim.seed,
-            scenario: s.to_toml_string(),
-        }
+        let scenario = if s.faults.any() { s.to_toml_string() } else { s.to_toml_string_without(&["link", "faults"]) };
+        Provenance { fabricsim_version: env!("CARGO_PKG_VERSION"), git_commit: option_env!("FABRICSIM_GIT_COMMIT"), seed: s.sim.seed, scenario }
     }
 }
 
@@ -184,6 +186,7 @@ impl RunReport {
             link_utilization,
             busiest_links,
             provenance: Provenance::of(&plan.scenario),
+            faults: None,
             collective: None,
         }
     }
@@ -255,6 +258,11 @@ impl RunReport {
         }
         if let Some(c) = &self.collective {
             s.push_str(&collective_lines(c));
+        }
+        if let Some(f) = &self.faults {
+            for line in f.summary() {
+                let _ = writeln!(s, "{line}");
+            }
         }
         let _ = writeln!(
             s,

@@ -11,6 +11,7 @@
 pub use crate::workloads::WorkloadSpec;
 use crate::Error;
 use fabricsim_core::{Bandwidth, Bytes, ConfigError, Time};
+pub use fabricsim_network::faults::{FaultSpec, LinkSpec, Protection};
 pub use fabricsim_network::EngineChoice;
 pub use fabricsim_network::{DawningSwitchParams, DawningUnit, HardwareSpec};
 pub use fabricsim_routing::adaptive::Escape;
@@ -46,6 +47,11 @@ pub struct Scenario {
     /// `[barrier]`, `[class_routes]`, `[switch_barrier]` and `[multicast]` sections are read
     /// as aliases of it (see `legacy_hardware.rs`).
     pub hardware: HardwareSpec,
+    /// Lanes per link and their protection (see `fabricsim_network::faults`); matters only
+    /// with `[faults]`.
+    pub link: LinkSpec,
+    /// Lane errors and scheduled failures (see `fabricsim_network::faults`); none by default.
+    pub faults: FaultSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
     pub sim: SimSpec,
@@ -588,7 +594,15 @@ impl Scenario {
     }
 
     pub fn to_toml_string(&self) -> String {
+        self.to_toml_string_without(&[])
+    }
+
+    /// The scenario as TOML text without the sections named in `skip`.
+    pub fn to_toml_string_without(&self, skip: &[&str]) -> String {
         let mut v = toml::Value::try_from(self).expect("a scenario always serialises");
+        if let Some(t) = v.as_table_mut() {
+            t.retain(|k: &str, _| !skip.contains(&k));
+        }
         crate::tagged::to_user_form(&mut v);
         toml::to_string(&v).expect("a scenario always serialises")
     }

@@ -74,7 +74,9 @@ impl<O: Observer> Builder<O> {
         let mut ports = ports(&graph, &routing, &params, &sizes)?;
         let agents = agents(&graph, &params, &sizes, fat_tree.as_ref(), &mut ports.outs)?;
         let units = Units::new(&graph, &routing, &params, fat_tree, agents)?;
-        let core = assemble(graph, routing, params, obs, sizes, ports, units);
+        let faults = crate::faults::Faults::new(&params.faults, &params.link, &graph, routing.torus(), params.seed)?;
+        let mut core = assemble(graph, routing, params, obs, sizes, ports, units);
+        core.faults = faults;
         let mut sim = Simulation::from_parts(core, workload);
         if let Some(map) = rank_map {
             sim = sim.with_rank_map(map)?;
@@ -321,6 +323,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         nics: Nics::new(&graph),
         phase: Phase::new(outs_len, nodes),
         meter: Meter::new(),
+        faults: None,
         #[cfg(feature = "seam-guard")]
         guard: None,
         graph,

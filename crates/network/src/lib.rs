@@ -63,7 +63,9 @@
 //!   adding one.
 //! * Time series, traces, the viewer: an observer ([`fabricsim_stats::Observer`]) given to
 //!   [`Simulation::observed`]; `PortSeries` samples per-port utilisation.
-//! * Fault injection: per-port state consulted by the selection function and link model.
+//! * Faults: lanes with errors and link protection ([`faults`]), computed when a hop is granted,
+//!   behind one test that is false when no fault is configured. Rerouting around failed links
+//!   is still to do.
 //!
 //! # Partitioned parallel runs: what they need, what is in place
 //! A partitioned run splits the routers into ranges, each with its own event queue, and
@@ -122,6 +124,7 @@
 
 mod build;
 mod fabric;
+pub mod faults;
 pub mod format;
 #[cfg(test)]
 mod guards_fire;

@@ -76,8 +76,13 @@ pub struct NetworkParams {
     /// The in-network collective hardware (Tofu's barrier gates, Blue Gene/Q's class routes,
     /// Dawning's switch barrier and multicast), or none.
     pub hardware: crate::hardware::HardwareSpec,
-    /// Seed of the hardware's random draws (lost switch-barrier packets, multicast roots).
+    /// Seed of the hardware's random draws (lost switch-barrier packets, multicast roots) and
+    /// of the links' error processes.
     pub seed: u64,
+    /// Faulty lanes and scheduled failures (`[faults]`; none by default: see [`crate::faults`]).
+    pub faults: crate::faults::FaultSpec,
+    /// Lanes per link and their protection (`[link]`; matters only with faults).
+    pub link: crate::faults::LinkSpec,
 }
 
 /// How a NIC deals messages to its engines (`nic.engine_choice`).
@@ -130,6 +135,8 @@ impl Default for NetworkParams {
             shared_crossbar: false,
             hardware: Default::default(),
             seed: 1,
+            faults: Default::default(),
+            link: Default::default(),
         }
     }
 }
@@ -152,6 +159,7 @@ impl NetworkParams {
             ));
         }
         crate::hardware::limits::check(&self.hardware, self.engines)?;
+        self.faults.validate(&self.link)?;
         if self.watchdog == Time::ZERO {
             return Err(ConfigError::new("sim.watchdog", "must be positive"));
         }

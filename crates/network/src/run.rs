@@ -337,7 +337,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
-        if c.meter.out.packets_injected != c.meter.out.packets_delivered + in_flight || c.meter.in_network != in_flight {
+        if c.meter.out.packets_injected != c.meter.out.packets_delivered + c.meter.out.packets_lost + in_flight || c.meter.in_network != in_flight {
             return Err(SimError::Conservation { injected: c.meter.out.packets_injected, delivered: c.meter.out.packets_delivered, in_flight });
         }
         c.meter.out.sim_time = c.queue.now();

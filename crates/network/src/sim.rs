@@ -121,6 +121,8 @@ pub struct Core<O = ()> {
     pub(crate) nics: Nics,
     pub(crate) phase: Phase,
     pub(crate) meter: Meter,
+    /// Faulty lanes and link protection (`None`: perfect links; see [`crate::faults`]).
+    pub(crate) faults: Option<Box<crate::faults::Faults>>,
     /// The seam guard, when a test asked for it (see `fabric/guard.rs`).
     #[cfg(feature = "seam-guard")]
     pub(crate) guard: Option<Box<crate::fabric::guard::SeamGuard>>,
@@ -430,6 +432,17 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             .unwrap_or_default();
         v.sort_unstable();
         v
+    }
+
+    /// What the link faults and their protection did so far (`None`: no fault configured).
+    pub fn fault_counts(&self) -> Option<crate::faults::FaultCounts> {
+        self.core.faults.as_ref().map(|f| f.report())
+    }
+
+    /// Whether the link leaving router port `port` is down at `t` (by the scheduled events;
+    /// both directions of a link always agree). False without faults.
+    pub fn link_down_at(&self, port: fabricsim_core::PortId, t: Time) -> bool {
+        self.core.faults.as_ref().is_some_and(|f| f.link_down_at(port.0, t))
     }
 
     /// The tree of in-network collective group `id`'s class route (Blue Gene/Q), once made.

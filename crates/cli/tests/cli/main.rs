@@ -5,6 +5,7 @@ use std::process::Command;
 mod blocks;
 mod collective_all;
 mod docs;
+mod faults;
 mod friction;
 mod input_checks;
 mod machine_pages;

@@ -199,6 +199,7 @@ impl<O: Observer> Core<O> {
         let (selection, slot) = (self.p.selection, self.fabric.slots);
         let mut best = (0u8, 0u32, self.fabric.cands.as_slice()[start], false);
         let mut i = start;
+        let mut dead_seen = false;
         for k in 0..n {
             let h = self.fabric.cands.as_slice()[i];
             i = if i + 1 == n { 0 } else { i + 1 };
@@ -212,10 +213,17 @@ impl<O: Observer> Core<O> {
                 Selection::Credit => (fits as u8) * 4 + (fits != h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
                 Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
+            // A link the router knows is down comes last, whatever its room (faults only).
+            let dead = self.faults.as_deref().is_some_and(|f| f.known_down(out, now));
+            dead_seen |= dead;
+            let score = score + (!dead as u8) * 8;
             let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h, fits);
             }
+        }
+        if dead_seen {
+            self.steered(best.0 >= 8);
         }
         (best.2, best.3)
     }
@@ -362,8 +370,10 @@ impl<O: Observer> Core<O> {
             routing,
             graph,
             fabric: Fabric { outs, stall, vcq, timing, vcs, requested, router_div, lookahead, slots, in_busy, in_rr, vcs_div, crossings, .. },
-            nics: Nics { mem_free, .. },
+            nics: Nics { mem_free, messages, .. },
             meter: Meter { last_progress, out: outcome, .. },
+            faults,
+            error,
             ..
         } = self;
         let (outs, vcq, packets) = (&mut outs[..], &mut vcq[..], packets.slots_mut());
@@ -395,6 +405,17 @@ impl<O: Observer> Core<O> {
             let bw = params.memory_bandwidth.expect("uncached implies a memory limit");
             finish = finish.max(reserve_memory(mem_free, bw, now, p.dst, p.payload, true));
         }
+        // Faulty links (`faults` is `None` unless faults are configured): the frame's attempts
+        // decide when it leaves (`sent_at`), when the output frees, and whether it is lost.
+        let (mut sent_at, mut lost) = (now, false);
+        if let Some(f) = faults {
+            if !terminal {
+                let ser = timing.serialization(class, size);
+                let protectable = !p.agent && !crate::packet::hardware_op(messages.get(p.msg).op);
+                let s = crate::faults::hop(f, error, out, o.peer, now, size, ser, o.latency as u64, p.tail, protectable);
+                (sent_at, finish, lost) = (s.start, s.finish, s.lost);
+            }
+        }
         if shared {
             // The port's crossbar input carries this packet until its tail has left.
             let (port, vc) = vcs_div.div_rem(q.0);
@@ -419,6 +440,8 @@ impl<O: Observer> Core<O> {
             }
             *last_progress = (*last_progress).max(finish + lat);
             queue.schedule_on(lane::DELIVER, Time(finish + lat), Ev::Deliver(pkt));
+        } else if lost {
+            *last_progress = (*last_progress).max(finish);
         } else {
             let ds_q = InputVcId(o.peer * *vcs + out_vc as u32);
             // Lookahead routing: when the routing gives a single hop, the next router's output is
@@ -426,12 +449,15 @@ impl<O: Observer> Core<O> {
             // and is computed while the packet's record is at hand.
             let ahead = if *lookahead && p.zone == 0 { hop_ahead(*router_div, graph, routing, o.peer, out_vc, p.src, p.dst) } else { None };
             (p.out, p.out_vc) = ahead.unwrap_or((NIL, p.out_vc));
-            let ready = now + lat + params.router_delay.ps();
+            let ready = sent_at + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             let charge = link::slot_charge(*slots, out_vc, size);
-            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back);
+            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back && sent_at == now);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
+        if lost {
+            self.lose_packet(pkt);
+        }
     }
 
     #[inline(always)]

@@ -80,6 +80,8 @@ pub struct Outcome {
     pub peak_messages: usize,
     /// Delivered packets of an adaptive routing that took the escape sub-network on the way.
     pub packets_escaped: u64,
+    /// Packets lost on faulty links without protection (`link.protection = "none"`).
+    pub packets_lost: u64,
 }
 
 impl Outcome {
@@ -102,6 +104,7 @@ impl Outcome {
             peak_packets: 0,
             peak_messages: 0,
             packets_escaped: 0,
+            packets_lost: 0,
         }
     }
 }

@@ -56,6 +56,9 @@ impl<O: Observer> Core<O> {
         if m.delivered < m.bytes {
             return None;
         }
+        if self.faults.is_some() && self.drop_if_lost(p.msg) {
+            return None;
+        }
         if rx > 0 {
             self.queue.schedule_on(lane::MSG_DONE, Time(now + rx), Ev::MsgDone(p.msg));
             return None;
