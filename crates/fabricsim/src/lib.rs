@@ -33,6 +33,7 @@ pub mod background;
 mod bare_words;
 pub mod collective;
 pub mod info;
+pub mod jobs;
 mod legacy_hardware;
 pub mod machine_docs;
 pub mod map;

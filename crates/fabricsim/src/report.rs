@@ -80,6 +80,12 @@ pub struct RunReport {
     /// port counters are the report's `ports`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub collective: Option<crate::collective::CollectivePoint>,
+    /// Several jobs (`[[jobs]]`): each job's results beside the others and alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Vec<crate::jobs::JobReport>>,
+    /// Several jobs: every network link that carried bytes, with each job's bytes over it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub job_links: Vec<crate::jobs::JobLinkBytes>,
 }
 
 /// Utilisation of the network links of one direction (all routers' ports with that label).
@@ -185,6 +191,8 @@ impl RunReport {
             busiest_links,
             provenance: Provenance::of(&plan.scenario),
             collective: None,
+            jobs: None,
+            job_links: Vec::new(),
         }
     }
 
@@ -255,6 +263,9 @@ impl RunReport {
         }
         if let Some(c) = &self.collective {
             s.push_str(&collective_lines(c));
+        }
+        for j in self.jobs.iter().flatten() {
+            let _ = writeln!(s, "{}", j.line());
         }
         let _ = writeln!(
             s,
