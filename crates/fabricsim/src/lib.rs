@@ -28,6 +28,7 @@
 // remove this line once `cargo check` shows none for this crate.
 #![allow(missing_docs)]
 
+pub mod allocate;
 pub mod applicable;
 pub mod background;
 mod bare_words;

@@ -41,6 +41,11 @@ impl Occupancy {
         Occupancy { dims: dims.to_vec(), wrap: wrap.to_vec(), busy: vec![false; n as usize], free: n }
     }
 
+    /// Length of each axis.
+    pub fn dims(&self) -> &[u32] {
+        &self.dims
+    }
+
     /// Nodes in the machine, and free ones.
     pub fn nodes(&self) -> u32 {
         self.busy.len() as u32
@@ -87,18 +92,45 @@ impl Occupancy {
 
     /// The first free box of `shape` in node order of its origin.
     fn first_fit(&self, shape: &[u32]) -> Option<(Region, Vec<u32>)> {
-        if shape.iter().zip(&self.dims).any(|(&s, &d)| s == 0 || s > d) {
+        let dims = &self.dims;
+        if shape.iter().zip(dims).any(|(&s, &d)| s == 0 || s > d) {
             return None;
         }
-        let n = self.nodes();
-        (0..n).find_map(|o| {
+        let total: u32 = shape.iter().product();
+        let mut c = vec![0u32; dims.len()];
+        let origin = (0..self.nodes()).find(|&o| {
             if self.busy[o as usize] {
-                return None;
+                return false;
             }
-            let r = Region { origin: coords(&self.dims, o), shape: shape.to_vec() };
-            let ids = self.nodes_of(&r)?;
-            ids.iter().all(|&i| !self.busy[i as usize]).then_some((r, ids))
-        })
+            let at = coords(dims, o);
+            if at.iter().zip(shape).zip(dims.iter().zip(&self.wrap)).any(|((&a, &s), (&d, &w))| !w && a + s > d) {
+                return false;
+            }
+            // Every node of the box free: stop at the first taken one.
+            c.iter_mut().for_each(|x| *x = 0);
+            for _ in 0..total {
+                let mut id = 0u32;
+                let mut stride = 1u32;
+                for a in 0..dims.len() {
+                    id += ((at[a] + c[a]) % dims[a]) * stride;
+                    stride *= dims[a];
+                }
+                if self.busy[id as usize] {
+                    return false;
+                }
+                for a in 0..dims.len() {
+                    c[a] += 1;
+                    if c[a] < shape[a] {
+                        break;
+                    }
+                    c[a] = 0;
+                }
+            }
+            true
+        })?;
+        let r = Region { origin: coords(dims, origin), shape: shape.to_vec() };
+        let ids = self.nodes_of(&r)?;
+        Some((r, ids))
     }
 }
 

@@ -85,10 +85,15 @@ pub fn schedule(mut occ: Occupancy, jobs: &[StreamJob], policy: Policy) -> (Vec<
         // Start what may start.
         let mut k = 0;
         let mut reservation: Option<(f64, Vec<u32>)> = None;
+        // Shapes that found no place since the machine last changed.
+        let mut failed: Vec<&[u32]> = Vec::new();
         while k < waiting.len() {
             let i = waiting[k];
             let j = &jobs[i];
-            let spot = occ.find(&j.shape, policy);
+            let spot = if failed.contains(&j.shape.as_slice()) { None } else { occ.find(&j.shape, policy) };
+            if spot.is_none() {
+                failed.push(&j.shape);
+            }
             let allowed = match (&spot, &reservation) {
                 (None, _) => false,
                 (Some(_), None) => true,
@@ -97,6 +102,7 @@ pub fn schedule(mut occ: Occupancy, jobs: &[StreamJob], policy: Policy) -> (Vec<
             if allowed {
                 let (region, ids) = spot.expect("allowed only with a spot");
                 occ.set(&ids, true);
+                failed.clear();
                 if reservation.is_some() {
                     backfilled += 1;
                 }
