@@ -63,7 +63,7 @@ pub use report::RunReport;
 pub use scenario::Scenario;
 pub use sweep::{sweep, sweep_sizes, SizePoint, SweepPoint, SweepReport};
 
-pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, SimError, Time};
+pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, NodeId, SimError, Time};
 
 /// Everything that can go wrong in the facade.
 #[derive(Debug, thiserror::Error)]
