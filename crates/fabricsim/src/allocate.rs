@@ -5,8 +5,8 @@
 
 use crate::{Error, Plan};
 use fabricsim_core::ConfigError;
-pub use fabricsim_mapping::allocate::stream::{generate, StreamJob};
 use fabricsim_mapping::allocate::stream::{self, StreamStats};
+pub use fabricsim_mapping::allocate::stream::{generate, StreamJob};
 use fabricsim_mapping::allocate::{Occupancy, Policy};
 use fabricsim_topology::Topology;
 use serde::Serialize;

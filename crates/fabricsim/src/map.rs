@@ -129,7 +129,12 @@ pub fn pattern_program(pattern: &Pattern) -> Result<fabricsim_program::FileProgr
 
 /// Run `pattern` (as [`pattern_program`]) on `plan`'s network with rank `r` on `map[r]`: the
 /// time until the last rank is done, ns.
-pub fn simulate(plan: &Plan, program: &fabricsim_program::FileProgram, map: &[NodeId], progress: impl FnMut(fabricsim_core::Time)) -> Result<f64, Error> {
+pub fn simulate(
+    plan: &Plan,
+    program: &fabricsim_program::FileProgram,
+    map: &[NodeId],
+    progress: impl FnMut(fabricsim_core::Time),
+) -> Result<f64, Error> {
     let ranks = crate::placement::Ranks { per_node: 1, map: Some(map.to_vec()), grid: None };
     Ok(crate::collective::run_program(plan, &ranks, Box::new(program.clone()), 0, false, progress)?.time_ns)
 }

@@ -40,8 +40,13 @@ pub(super) fn of(plan: &Plan, i: usize, spec: &JobSpec, taken: &[NodeId]) -> Res
             })?;
             Ok((ids.into_iter().map(NodeId).collect(), region_shape(t.shape(), t.wrap(), &region.shape)))
         }
-        [] => Err(ConfigError::new(field(i, "nodes"), "give the job's nodes: nodes = [ids], a region (origin and shape) or allocate = [shape]").into()),
-        _ => Err(ConfigError::new(field(i, set[1]), format!("give one of nodes, origin and shape, or allocate (this job has {})", set.join(" and "))).into()),
+        [] => {
+            Err(ConfigError::new(field(i, "nodes"), "give the job's nodes: nodes = [ids], a region (origin and shape) or allocate = [shape]").into())
+        }
+        _ => {
+            Err(ConfigError::new(field(i, set[1]), format!("give one of nodes, origin and shape, or allocate (this job has {})", set.join(" and ")))
+                .into())
+        }
     }
 }
 

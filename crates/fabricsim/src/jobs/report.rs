@@ -54,13 +54,15 @@ pub struct JobLinkBytes {
 impl JobReport {
     /// The summary line.
     pub fn line(&self) -> String {
-        let mut s = format!("job {:<9}{} on {} ranks, {} nodes, from {:.1} ns: ", self.name, self.workload_type, self.ranks, self.nodes, self.start_ns);
+        let mut s =
+            format!("job {:<9}{} on {} ranks, {} nodes, from {:.1} ns: ", self.name, self.workload_type, self.ranks, self.nodes, self.start_ns);
         match (self.time_ns, self.alone_time_ns) {
             (Some(t), Some(a)) => {
                 let _ = write!(s, "{:.3} us (alone {:.3} us)", t / 1e3, a / 1e3);
             }
             _ => {
-                let _ = write!(s, "{} messages, latency mean {:.1} ns (alone {:.1} ns)", self.messages, self.latency_mean_ns, self.alone_latency_mean_ns);
+                let _ =
+                    write!(s, "{} messages, latency mean {:.1} ns (alone {:.1} ns)", self.messages, self.latency_mean_ns, self.alone_latency_mean_ns);
             }
         }
         match self.slowdown {

@@ -108,8 +108,16 @@ fn part(plan: &Plan, j: usize, job: &JobPlan, start: Time) -> Result<SharedJob, 
             let f = &plan.params.format;
             // Each job draws from streams of its own.
             let seeds = RngStreams::new(plan.scenario.sim.seed ^ ((j as u64 + 1) << 40));
-            let w = OpenLoop::new(job.shape.clone(), pattern.clone(), *load, f.max_payload as u64, f.max_wire() as u64, plan.node_injection_bandwidth(), seeds)
-                .with_queue_limit(plan.scenario.nic.queue_limit);
+            let w = OpenLoop::new(
+                job.shape.clone(),
+                pattern.clone(),
+                *load,
+                f.max_payload as u64,
+                f.max_wire() as u64,
+                plan.node_injection_bandwidth(),
+                seeds,
+            )
+            .with_queue_limit(plan.scenario.nic.queue_limit);
             Part::Open(Box::new(w))
         }
     };

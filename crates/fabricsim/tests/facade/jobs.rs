@@ -122,7 +122,9 @@ fn bad_jobs_are_refused_naming_the_key_and_value() {
     assert!(e.starts_with("jobs[0].workload.file: '") && e.contains("is for 8 ranks, the job has 3"), "{e}");
     let e = error("[topology]\nshape = [4, 4]\n[[jobs]]\nnodes = [0, 1]\n[jobs.workload]\ntype = \"program\"\n");
     assert!(e.starts_with("jobs[0].workload.file: is required"), "{e}");
-    let e = error("[topology]\nshape = [4, 4]\n[[jobs]]\nnodes = [0, 1]\n[jobs.workload]\ntype = \"collective\"\nop = \"barrier\"\nrank_map = \"m.txt\"\n");
+    let e = error(
+        "[topology]\nshape = [4, 4]\n[[jobs]]\nnodes = [0, 1]\n[jobs.workload]\ntype = \"collective\"\nop = \"barrier\"\nrank_map = \"m.txt\"\n",
+    );
     assert!(e.starts_with("jobs[0].workload.rank_map: is not a job's key"), "{e}");
 }
 

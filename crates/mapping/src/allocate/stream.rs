@@ -56,7 +56,6 @@ pub struct StreamStats {
     pub backfilled: u32,
 }
 
-
 /// Schedule `jobs` (in arrival order) on `occ` (an empty machine) under `policy`: each job's
 /// placement (`None`: it never fits) and the statistics.
 pub fn schedule(mut occ: Occupancy, jobs: &[StreamJob], policy: Policy) -> (Vec<Option<Placed>>, StreamStats) {
@@ -215,8 +214,14 @@ pub fn parse(text: &str, axes: usize) -> Result<Vec<StreamJob>, String> {
         let at = |m: String| format!("line {}: {m}", no + 1);
         let f: Vec<&str> = line.split(',').map(str::trim).collect();
         let [a, s, r] = f.as_slice() else { return Err(at(format!("'{line}' is not arrival,shape,runtime"))) };
-        let num = |v: &str, what: &str| v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| at(format!("{what} '{v}' is not a number of seconds")));
-        let shape: Vec<u32> = s.split('x').map(|l| l.parse::<u32>().ok().filter(|&l| l > 0)).collect::<Option<_>>().ok_or_else(|| at(format!("shape '{s}' is not lengths like 4x4x2")))?;
+        let num = |v: &str, what: &str| {
+            v.parse::<f64>().ok().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| at(format!("{what} '{v}' is not a number of seconds")))
+        };
+        let shape: Vec<u32> = s
+            .split('x')
+            .map(|l| l.parse::<u32>().ok().filter(|&l| l > 0))
+            .collect::<Option<_>>()
+            .ok_or_else(|| at(format!("shape '{s}' is not lengths like 4x4x2")))?;
         if shape.len() != axes {
             return Err(at(format!("shape '{s}' has {} axes, the machine {axes}", shape.len())));
         }

@@ -237,7 +237,9 @@ impl Workload for Shared {
     }
     /// Every closed job done (a run of open-loop jobs only runs for its window).
     fn finished(&self) -> bool {
-        self.closed().next().is_some() && self.slots.iter().all(|s| s.started || matches!(s.job.part, Part::Open(_))) && self.closed().all(|w| w.finished())
+        self.closed().next().is_some()
+            && self.slots.iter().all(|s| s.started || matches!(s.job.part, Part::Open(_)))
+            && self.closed().all(|w| w.finished())
     }
     /// With open-loop jobs beside them, the run ends when the closed jobs are done.
     fn ended(&self) -> bool {

@@ -22,10 +22,8 @@ fn deliver_all(nic: &mut MockNic, w: &mut Shared, from: &mut usize) -> usize {
 
 #[test]
 fn each_job_addresses_its_own_ranks_on_the_network() {
-    let jobs = vec![
-        SharedJob { part: program(PINGPONG), ranks: 2, start: Time::ZERO },
-        SharedJob { part: program(PINGPONG), ranks: 2, start: Time::ZERO },
-    ];
+    let jobs =
+        vec![SharedJob { part: program(PINGPONG), ranks: 2, start: Time::ZERO }, SharedJob { part: program(PINGPONG), ranks: 2, start: Time::ZERO }];
     let mut w = Shared::new(jobs);
     let mut nic = MockNic::new(4);
     nic.start(&mut w);
