@@ -109,22 +109,10 @@ impl Occupancy {
             // Every node of the box free: stop at the first taken one.
             c.iter_mut().for_each(|x| *x = 0);
             for _ in 0..total {
-                let mut id = 0u32;
-                let mut stride = 1u32;
-                for a in 0..dims.len() {
-                    id += ((at[a] + c[a]) % dims[a]) * stride;
-                    stride *= dims[a];
-                }
-                if self.busy[id as usize] {
+                if self.busy[id_at(dims, &at, &c) as usize] {
                     return false;
                 }
-                for a in 0..dims.len() {
-                    c[a] += 1;
-                    if c[a] < shape[a] {
-                        break;
-                    }
-                    c[a] = 0;
-                }
+                advance(&mut c, shape);
             }
             true
         })?;
@@ -161,22 +149,33 @@ pub fn region_nodes(dims: &[u32], wrap: &[bool], r: &Region) -> Option<Vec<u32>>
     let mut out = Vec::with_capacity(total as usize);
     let mut c = vec![0u32; dims.len()];
     for _ in 0..total {
-        let mut id = 0u32;
-        let mut stride = 1u32;
-        for a in 0..dims.len() {
-            id += ((r.origin[a] + c[a]) % dims[a]) * stride;
-            stride *= dims[a];
-        }
-        out.push(id);
-        for a in 0..dims.len() {
-            c[a] += 1;
-            if c[a] < r.shape[a] {
-                break;
-            }
-            c[a] = 0;
-        }
+        out.push(id_at(dims, &r.origin, &c));
+        advance(&mut c, &r.shape);
     }
     Some(out)
+}
+
+/// The id of the node at `origin + c` on `dims` (wrapping round each axis; axis 0 fastest).
+fn id_at(dims: &[u32], origin: &[u32], c: &[u32]) -> u32 {
+    let mut stride = 1;
+    let mut id = 0;
+    for ((&d, &o), &x) in dims.iter().zip(origin).zip(c) {
+        id += ((o + x) % d) * stride;
+        stride *= d;
+    }
+    id
+}
+
+/// `c` moved to the next position in a box of `shape` (axis 0 fastest; back to the start after
+/// the last).
+fn advance(c: &mut [u32], shape: &[u32]) {
+    for (x, &s) in c.iter_mut().zip(shape) {
+        *x += 1;
+        if *x < s {
+            return;
+        }
+        *x = 0;
+    }
 }
 
 /// The shapes `policy` lets `shape` take on a machine of `dims`, in the order they are tried.
