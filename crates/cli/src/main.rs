@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+mod allocate;
 mod info;
 mod map;
 mod plot;
@@ -194,6 +195,10 @@ enum Cmd {
     /// Map a job's ranks onto the network: each method's map priced by hop-bytes and link loads
     /// under the scenario's routing; the best written with --out.
     Map(map::MapArgs),
+    /// Schedule a job stream (generated or from CSV) on the scenario's torus first come, first
+    /// served with backfilling, under allocation policies (exact shape, rotation, padding):
+    /// utilisation, waiting and fragmentation of each.
+    Allocate(allocate::AllocateArgs),
     /// Print the default scenario as TOML (a starting point for your own).
     Default,
     /// Print a scenario as it resolves (preset and overrides applied) as TOML.
@@ -607,6 +612,7 @@ fn run(cli: Cli) -> Result<(), Error> {
         Cmd::Map(args) => map::run(args)?,
         Cmd::Plot { cmd } => plot::run(cmd)?,
         Cmd::View(args) => view::run(args)?,
+        Cmd::Allocate(args) => allocate::run(args)?,
         Cmd::Default => print!("{}", Scenario::default_toml_string()),
         Cmd::Show { scenario, set } => print!("{}", load(&scenario, &set)?.to_toml_string()),
         Cmd::Presets { name: None } => {

@@ -41,6 +41,10 @@ pub(crate) struct MapArgs {
     /// Host names for rankfile and slurm: a pattern with {} or {:0N} for the node id.
     #[arg(long, value_name = "PATTERN", default_value = "nid{:05}")]
     hosts: String,
+    /// Also run the pattern on the packet-level network under each method's map (every flow
+    /// posted at once, each rank done when its bytes have arrived) and report its time.
+    #[arg(long)]
+    simulate: bool,
     /// Print one JSON row per method on standard output (the table goes to standard error).
     #[arg(long)]
     json: bool,
@@ -69,7 +73,12 @@ pub(crate) fn run(a: MapArgs) -> Result<(), Error> {
         budget: Some(std::time::Duration::from_secs_f64(budget.as_secs_f64())),
         ..Default::default()
     };
-    let rows = fabricsim::map::compare(&plan, &pattern, &methods, &opts, |r| eprintln!("{}: {:.2} s", r.method, r.seconds))?;
+    let mut rows = fabricsim::map::compare(&plan, &pattern, &methods, &opts, |r| eprintln!("{}: {:.2} s", r.method, r.seconds))?;
+    if a.simulate {
+        fabricsim::map::simulate_rows(&plan, &pattern, &mut rows, |r| {
+            eprintln!("{} simulated: {:.3} us", r.method, r.simulated_ns.unwrap_or(0.0) / 1e3)
+        })?;
+    }
     let mut out: Box<dyn Write> = if a.json { Box::new(std::io::stderr()) } else { Box::new(std::io::stdout()) };
     let _ = write!(out, "{}", fabricsim::map::table(&rows));
     if a.json {

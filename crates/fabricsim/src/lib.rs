@@ -28,12 +28,14 @@
 // remove this line once `cargo check` shows none for this crate.
 #![allow(missing_docs)]
 
+pub mod allocate;
 pub mod applicable;
 pub mod background;
 mod bare_words;
 mod blocks;
 pub mod collective;
 pub mod info;
+pub mod jobs;
 mod legacy_hardware;
 pub mod machine_docs;
 pub mod map;
@@ -63,7 +65,7 @@ pub use report::RunReport;
 pub use scenario::Scenario;
 pub use sweep::{sweep, sweep_sizes, SizePoint, SweepPoint, SweepReport};
 
-pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, SimError, Time};
+pub use fabricsim_core::{Bandwidth, Bytes, ConfigError, NodeId, SimError, Time};
 
 /// Everything that can go wrong in the facade.
 #[derive(Debug, thiserror::Error)]

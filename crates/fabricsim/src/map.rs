@@ -37,6 +37,10 @@ pub struct MethodRow {
     pub busiest_links: Vec<BusyLink>,
     /// Wall-clock seconds the method took (its costs not included).
     pub seconds: f64,
+    /// With `--simulate`: the pattern's time on the packet-level network under this map (see
+    /// [`simulate`]), ns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub simulated_ns: Option<f64>,
     /// Node of every rank.
     #[serde(skip)]
     pub map: Vec<NodeId>,
@@ -90,12 +94,59 @@ pub fn compare(
             mean_link_bytes: loads.mean,
             busiest_links: busiest,
             seconds,
+            simulated_ns: None,
             map: mapped.map,
         };
         done(&row);
         rows.push(row);
     }
     Ok(rows)
+}
+
+/// The pattern as a program: every rank posts all its flows at once (one Put per pair, the
+/// pair's bytes summed), then waits until each partner's bytes have arrived and its own Puts
+/// have completed. One phase: the pattern's flows all compete for the links together.
+pub fn pattern_program(pattern: &Pattern) -> Result<fabricsim_program::FileProgram, Error> {
+    use std::fmt::Write;
+    let mut pairs: std::collections::BTreeMap<(u32, u32), u64> = Default::default();
+    for f in pattern.flows().iter().filter(|f| f.src != f.dst && f.bytes > 0) {
+        *pairs.entry((f.src, f.dst)).or_default() += f.bytes;
+    }
+    let mut text = format!("ranks {}\n", pattern.ranks());
+    for ((s, d), b) in &pairs {
+        let _ = writeln!(text, "{s} put {d} {b}B");
+    }
+    for ((s, d), b) in &pairs {
+        let _ = writeln!(text, "{d} waitbytes {s} {b}B");
+    }
+    let mut senders: Vec<u32> = pairs.keys().map(|p| p.0).collect();
+    senders.dedup();
+    for s in senders {
+        let _ = writeln!(text, "{s} waitall");
+    }
+    fabricsim_program::FileProgram::parse(&text).map_err(|m| Error::Failed(format!("the pattern as a program: {m}")))
+}
+
+/// Run `pattern` (as [`pattern_program`]) on `plan`'s network with rank `r` on `map[r]`: the
+/// time until the last rank is done, ns.
+pub fn simulate(
+    plan: &Plan,
+    program: &fabricsim_program::FileProgram,
+    map: &[NodeId],
+    progress: impl FnMut(fabricsim_core::Time),
+) -> Result<f64, Error> {
+    let ranks = crate::placement::Ranks { per_node: 1, map: Some(map.to_vec()), grid: None };
+    Ok(crate::collective::run_program(plan, &ranks, Box::new(program.clone()), 0, false, progress)?.time_ns)
+}
+
+/// [`simulate`] each row's map, filling its `simulated_ns`; `done` sees each row after.
+pub fn simulate_rows(plan: &Plan, pattern: &Pattern, rows: &mut [MethodRow], mut done: impl FnMut(&MethodRow)) -> Result<(), Error> {
+    let program = pattern_program(pattern)?;
+    for r in rows.iter_mut() {
+        r.simulated_ns = Some(simulate(plan, &program, &r.map, |_| {})?);
+        done(r);
+    }
+    Ok(())
 }
 
 /// The best row: the least hop-bytes, then the least loaded busiest link, then the first.
@@ -105,15 +156,23 @@ pub fn best(rows: &[MethodRow]) -> Option<&MethodRow> {
 
 /// The rows as a table: hop-bytes and link loads, each relative to the first row.
 pub fn table(rows: &[MethodRow]) -> String {
+    let sim = rows.iter().any(|r| r.simulated_ns.is_some());
+    let sim_head = if sim { format!(" {:>12} {:>8}", "simulated us", "vs 1st") } else { String::new() };
     let mut s = format!(
-        "{:<13} {:>16} {:>8} {:>14} {:>14} {:>9}  {}\n",
+        "{:<13} {:>16} {:>8} {:>14} {:>14}{sim_head} {:>9}  {}\n",
         "method", "hop-bytes", "vs 1st", "max link B", "mean link B", "seconds", "busiest link / detail"
     );
     let first = rows.first().map(|r| r.hop_bytes.max(1)).unwrap_or(1);
+    let first_sim = rows.first().and_then(|r| r.simulated_ns).filter(|&t| t > 0.0).unwrap_or(1.0);
     for r in rows {
         let busy = r.busiest_links.first().map(|l| l.link.clone()).unwrap_or_else(|| "-".into());
+        let simulated = match r.simulated_ns {
+            Some(t) => format!(" {:>12.3} {:>8.3}", t / 1e3, t / first_sim),
+            None if sim => format!(" {:>12} {:>8}", "-", "-"),
+            None => String::new(),
+        };
         s.push_str(&format!(
-            "{:<13} {:>16} {:>8.3} {:>14.0} {:>14.1} {:>9.2}  {busy}; {}\n",
+            "{:<13} {:>16} {:>8.3} {:>14.0} {:>14.1}{simulated} {:>9.2}  {busy}; {}\n",
             r.method,
             r.hop_bytes,
             r.hop_bytes as f64 / first as f64,

@@ -25,6 +25,8 @@ pub struct Plan {
     pub closed: bool,
     /// A `collective` or `program` workload, checked (files read): what it runs.
     pub job: Option<Job>,
+    /// Several jobs (`[[jobs]]`), checked: what each runs and where.
+    pub jobs: Vec<crate::jobs::JobPlan>,
 }
 
 impl Plan {
@@ -132,7 +134,7 @@ impl Plan {
             )
             .into());
         }
-        let closed = s.workload.is_closed();
+        let closed = s.workload.is_closed() || !s.jobs.is_empty();
         if s.sim.duration == Time::ZERO {
             return Err(ConfigError::new("sim.duration", "must be positive").into());
         }
@@ -148,7 +150,12 @@ impl Plan {
         // The event queue holds times up to 2^60 ps: refuse longer runs now, naming the key
         // that sets their length.
         limits.check(if closed { "sim.max_time" } else { "sim.duration" })?;
-        let mut plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None };
+        let mut plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None, jobs: Vec::new() };
+        if !s.jobs.is_empty() {
+            // Each job has its own workload; `[workload]` gives only the packet size.
+            plan.jobs = crate::jobs::resolve(&plan)?;
+            return Ok(plan);
+        }
         // Check workload fields now.
         match s.workload.job(&plan) {
             Some(job) => plan.job = Some(job?),
@@ -254,6 +261,9 @@ impl Plan {
         read: impl FnOnce(&O, &PortGraph) -> T,
     ) -> Result<(RunReport, T), Error> {
         let started = std::time::Instant::now();
+        if !self.jobs.is_empty() {
+            return crate::jobs::run_jobs(self, obs, progress, read);
+        }
         if self.job.is_some() {
             let (point, (mut report, t)) = crate::collective::run_job_with(self, false, obs, progress, |f| {
                 let wall = started.elapsed().as_secs_f64();

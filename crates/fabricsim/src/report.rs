@@ -84,6 +84,12 @@ pub struct RunReport {
     /// about them (see `fabricsim_network::faults::FaultCounts`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<fabricsim_network::faults::FaultCounts>,
+    /// Several jobs (`[[jobs]]`): each job's results beside the others and alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobs: Option<Vec<crate::jobs::JobReport>>,
+    /// Several jobs: every network link that carried bytes, with each job's bytes over it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub job_links: Vec<crate::jobs::JobLinkBytes>,
 }
 
 /// Utilisation of the network links of one direction (all routers' ports with that label).
@@ -188,6 +194,8 @@ impl RunReport {
             provenance: Provenance::of(&plan.scenario),
             faults: None,
             collective: None,
+            jobs: None,
+            job_links: Vec::new(),
         }
     }
 
@@ -263,6 +271,9 @@ impl RunReport {
             for line in f.summary() {
                 let _ = writeln!(s, "{line}");
             }
+        }
+        for j in self.jobs.iter().flatten() {
+            let _ = writeln!(s, "{}", j.line());
         }
         let _ = writeln!(
             s,

@@ -54,6 +54,11 @@ pub struct Scenario {
     pub faults: FaultSpec,
     pub routing: RoutingSpec,
     pub workload: WorkloadSpec,
+    /// Several jobs sharing the network (`[[jobs]]`, see [`crate::jobs::JobSpec`]), each with
+    /// its own workload, nodes and start time; `[workload]` then gives only the packet size.
+    /// Empty (the default): the scenario's one `[workload]`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub jobs: Vec<crate::jobs::JobSpec>,
     pub sim: SimSpec,
 }
 

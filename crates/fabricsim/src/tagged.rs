@@ -58,6 +58,34 @@ pub(crate) fn to_serde_form(root: &mut Value) -> Result<(), ConfigError> {
         }
         t.insert(ty, Value::Table(keys));
     }
+    jobs_to_serde_form(root)
+}
+
+/// Each `[[jobs]]` entry's `workload` table to serde form, in place: a workload section of its
+/// own, chosen by its own `type`.
+fn jobs_to_serde_form(root: &mut toml::Table) -> Result<(), ConfigError> {
+    let Some(jobs) = root.get_mut("jobs") else { return Ok(()) };
+    let Value::Array(jobs) = jobs else {
+        return Err(ConfigError::new("jobs", format!("{jobs} is not a list of jobs (write each as [[jobs]])")));
+    };
+    for (i, job) in jobs.iter_mut().enumerate() {
+        let Value::Table(job) = job else {
+            return Err(ConfigError::new(format!("jobs[{i}]"), format!("{job} is not a table of a job's keys")));
+        };
+        let field = format!("jobs[{i}].workload");
+        let Some(w) = job.get_mut("workload") else { continue };
+        let Value::Table(t) = w else {
+            return Err(ConfigError::new(field, format!("{w} is not a table (write [jobs.workload] type = \"trace\" ...)")));
+        };
+        let ty = match t.remove("type") {
+            None => default_type("workload", &Default::default()).to_string(),
+            Some(Value::String(s)) => s,
+            Some(other) => return Err(ConfigError::new(format!("{field}.type"), format!("{other} is not a type name"))),
+        };
+        let mut keys = std::mem::take(t);
+        background_to_serde_form(&mut keys)?;
+        t.insert(ty, Value::Table(keys));
+    }
     Ok(())
 }
 
@@ -100,6 +128,16 @@ pub(crate) fn to_user_form(root: &mut Value) {
         }
         *t = flat;
     }
+    if let Some(Value::Array(jobs)) = root.get_mut("jobs") {
+        for job in jobs.iter_mut().filter_map(Value::as_table_mut) {
+            let Some(Value::Table(w)) = job.get_mut("workload") else { continue };
+            let Some((ty, Value::Table(keys))) = w.iter().next().map(|(k, v)| (k.clone(), v.clone())) else { continue };
+            let mut flat = toml::Table::new();
+            flat.insert("type".into(), Value::String(ty));
+            flat.extend(keys);
+            *w = flat;
+        }
+    }
 }
 
 /// The key and message a user should see for a deserialisation error at serde path `path`
@@ -108,6 +146,15 @@ pub(crate) fn to_user_form(root: &mut Value) {
 pub(crate) fn user_error(path: &str, message: &str) -> (String, String) {
     if path == "." {
         return ("scenario".into(), message.into());
+    }
+    if let Some(rest) = path.strip_prefix("jobs[") {
+        // A job's keys: its workload's by the workload's rules, one table down.
+        if let Some((i, inner)) = rest.split_once("].") {
+            if inner == "workload" || inner.starts_with("workload.") {
+                let (field, message) = user_error(inner, message);
+                return (format!("jobs[{i}].{field}"), message);
+            }
+        }
     }
     let parts: Vec<&str> = path.split('.').collect();
     let tagged = TAGGED.contains(&parts[0]);

@@ -20,6 +20,7 @@
 //! Nothing here knows about time or the event queue: it is analysis over the topology and
 //! routing crates, used by the facade and the CLI.
 
+pub mod allocate;
 pub mod cost;
 pub mod embed;
 pub mod formats;

@@ -27,6 +27,7 @@ pub mod job_run;
 pub mod op;
 pub mod program;
 pub mod runner;
+pub mod shared;
 
 pub use check::{check, Item, ProgramError};
 pub use collective::Collective;

@@ -100,7 +100,7 @@ impl Workload for OpenLoop {
         self.next.clear();
         for node in (0..self.shape.nodes()).map(Rank) {
             let g = self.gap(node);
-            api.wake_at(node, g);
+            api.wake_at(node, api.now() + g);
             let next = self.draw(node);
             self.next.push(next);
         }

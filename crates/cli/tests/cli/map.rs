@@ -77,3 +77,50 @@ fn bad_map_input_is_one_line_naming_the_flag_and_value() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn map_simulate_runs_each_map_on_the_network_and_a_scattered_ring_is_slower() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-map-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A ring on a 16-node ring: in rank order every flow is one link; scattered (rank r on node
+    // 5r mod 16) every flow crosses five links, which it shares with four other flows.
+    let pattern = dir.join("ring.csv");
+    let flows: String = (0..16).map(|r| format!("{r},{},64KiB\n", (r + 1) % 16)).collect();
+    std::fs::write(&pattern, flows).unwrap();
+    let (code, stdout, err) =
+        fabricsim(&["map", "--set", "topology.shape=[16]", "--pattern", pattern.to_str().unwrap(), "--method", "default", "--simulate", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let in_order = rows[0]["simulated_ns"].as_f64().unwrap();
+    assert!(err.contains("simulated us"), "{err}");
+    let map = dir.join("scattered.txt");
+    let lines: String = (0..16).map(|r| format!("{}\n", (5 * r) % 16)).collect();
+    std::fs::write(&map, lines).unwrap();
+    let program = fabricsim::map::pattern_program(&fabricsim::map::pattern(Some(&pattern), None).unwrap()).unwrap();
+    let plan = fabricsim::Plan::new(&fabricsim::Scenario::from_toml_str("[topology]\nshape = [16]").unwrap()).unwrap();
+    let scattered: Vec<fabricsim::NodeId> = (0..16).map(|r| fabricsim::NodeId((5 * r) % 16)).collect();
+    let identity: Vec<fabricsim::NodeId> = (0..16).map(fabricsim::NodeId).collect();
+    assert_eq!(fabricsim::map::simulate(&plan, &program, &identity, |_| {}).unwrap(), in_order);
+    let slow = fabricsim::map::simulate(&plan, &program, &scattered, |_| {}).unwrap();
+    assert!(slow > 2.0 * in_order, "five shared hops vs one: {slow} vs {in_order}");
+}
+
+#[test]
+fn allocate_compares_policies_and_refuses_bad_options() {
+    let (code, stdout, err) = fabricsim(&["allocate", "--set", "topology.shape=[8,8,4]", "--generate", "60", "--mean-runtime", "30", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let names: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["policy"].as_str().unwrap()).collect();
+    assert_eq!(names, ["exact", "rotate", "pad"]);
+    assert!(rows.as_array().unwrap().iter().all(|r| r["jobs"] == 60 && r["utilization"].as_f64().unwrap() > 0.0));
+    let (code, _, err) = fabricsim(&["allocate", "--generate", "5", "--policy", "tetris"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--policy: 'tetris' is not a policy"), "{err}");
+    let dir = std::env::temp_dir().join(format!("fabricsim-alloc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let stream = dir.join("s.csv");
+    std::fs::write(&stream, "arrival,shape,runtime\n0,2x2x2,5\n1,2x2,5\n").unwrap();
+    let (code, _, err) = fabricsim(&["allocate", "--stream", stream.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--stream") && err.contains("line 3: shape '2x2' has 2 axes, the machine 3"), "{err}");
+}

@@ -68,6 +68,21 @@ impl CollectiveSpec {
     /// The job, checked against `plan`: the operation and algorithm known, the algorithm able
     /// to run on the ranks' layout, files read.
     pub(crate) fn job(&self, plan: &Plan) -> Result<Job, Error> {
+        let work = self.work()?;
+        let Work::Collective { op, ref algorithm, size } = work else { unreachable!("a collective's work") };
+        let keys =
+            PlacementKeys { ranks_per_node: self.ranks_per_node, rank_map: &self.rank_map, grid: &self.grid, virtual_torus: self.virtual_torus };
+        let ranks = job::ranks(plan, &keys)?;
+        // The algorithm must suit the ranks' layout (a topology-aware one needs their torus).
+        build(op, algorithm, &ranks.layout(plan).map_err(|e| job::rename_field(e, false))?, size)
+            .map_err(|m| ConfigError::new("workload.algorithm", format!("'{algorithm}': {m}")))?;
+        let background = job::background(plan, &self.background, &ranks)?;
+        Ok(Job { ranks, work, background })
+    }
+
+    /// What it runs: the operation and algorithm known, the size not zero (errors name the
+    /// `workload` keys).
+    pub(crate) fn work(&self) -> Result<Work, Error> {
         let all: Vec<&str> = Collective::ALL.iter().map(|c| c.name()).collect();
         let op = self
             .op
@@ -85,14 +100,7 @@ impl CollectiveSpec {
         if size == 0 {
             return Err(ConfigError::new("workload.size", "0B: a collective moves at least one byte per rank").into());
         }
-        let keys =
-            PlacementKeys { ranks_per_node: self.ranks_per_node, rank_map: &self.rank_map, grid: &self.grid, virtual_torus: self.virtual_torus };
-        let ranks = job::ranks(plan, &keys)?;
-        // The algorithm must suit the ranks' layout (a topology-aware one needs their torus).
-        build(op, &algorithm, &ranks.layout(plan).map_err(|e| job::rename_field(e, false))?, size)
-            .map_err(|m| ConfigError::new("workload.algorithm", format!("'{algorithm}': {m}")))?;
-        let background = job::background(plan, &self.background, &ranks)?;
-        Ok(Job { ranks, work: Work::Collective { op, algorithm, size }, background })
+        Ok(Work::Collective { op, algorithm, size })
     }
 }
 

@@ -42,9 +42,7 @@ impl ProgramSpec {
     /// The job, checked against `plan`: the program read and parsed, for the job's rank count.
     pub(crate) fn job(&self, plan: &Plan) -> Result<Job, Error> {
         let field = "workload.file";
-        let file = self.file.as_ref().ok_or_else(|| ConfigError::new(field, "is required by workload type 'program'"))?;
-        let program =
-            FileProgram::parse(&job::read_file(plan, field, file)?).map_err(|m| ConfigError::new(field, format!("'{}': {m}", file.display())))?;
+        let Work::Program { program, file } = self.work(plan)? else { unreachable!("a program's work") };
         let keys = PlacementKeys { ranks_per_node: self.ranks_per_node, rank_map: &self.rank_map, grid: &None, virtual_torus: self.virtual_torus };
         let ranks = job::ranks(plan, &keys)?;
         let n = ranks.count(plan);
@@ -53,6 +51,15 @@ impl ProgramSpec {
             return Err(ConfigError::new(field, format!("'{}' {why}", file.display())).into());
         }
         let background = job::background(plan, &self.background, &ranks)?;
-        Ok(Job { ranks, work: Work::Program { program, file: file.clone() }, background })
+        Ok(Job { ranks, work: Work::Program { program, file }, background })
+    }
+
+    /// What it runs: the program file read and parsed (errors name `workload.file`).
+    pub(crate) fn work(&self, plan: &Plan) -> Result<Work, Error> {
+        let field = "workload.file";
+        let file = self.file.as_ref().ok_or_else(|| ConfigError::new(field, "is required by workload type 'program'"))?;
+        let program =
+            FileProgram::parse(&job::read_file(plan, field, file)?).map_err(|m| ConfigError::new(field, format!("'{}': {m}", file.display())))?;
+        Ok(Work::Program { program, file: file.clone() })
     }
 }

@@ -54,9 +54,8 @@ impl TraceSpec {
     /// statistics kept), for the job's rank count.
     pub(crate) fn job(&self, plan: &Plan) -> Result<Job, Error> {
         let field = "workload.file";
-        let file = self.file.as_ref().ok_or_else(|| ConfigError::new(field, "is required by workload type 'trace'"))?;
-        let unit = CalcUnit::parse(&self.calc_unit).map_err(|m| ConfigError::new("workload.calc_unit", m))?;
-        let (trace, stats) = read(&plan.scenario.resolve_path(file), unit).map_err(|m| ConfigError::new(field, m))?;
+        let work = self.work(plan)?;
+        let Work::Trace { ref trace, ref file, .. } = work else { unreachable!("a trace's work") };
         let keys = PlacementKeys { ranks_per_node: self.ranks_per_node, rank_map: &self.rank_map, grid: &None, virtual_torus: self.virtual_torus };
         let ranks = job::ranks(plan, &keys)?;
         if trace.ranks() != ranks.count(plan) {
@@ -64,7 +63,17 @@ impl TraceSpec {
             return Err(ConfigError::new(field, format!("'{}' {why}", file.display())).into());
         }
         let background = job::background(plan, &self.background, &ranks)?;
-        Ok(Job { ranks, work: Work::Trace { trace, file: file.clone(), unit, stats }, background })
+        Ok(Job { ranks, work, background })
+    }
+
+    /// What it runs: the trace read and checked without a network (errors name `workload.file`
+    /// and `workload.calc_unit`).
+    pub(crate) fn work(&self, plan: &Plan) -> Result<Work, Error> {
+        let field = "workload.file";
+        let file = self.file.as_ref().ok_or_else(|| ConfigError::new(field, "is required by workload type 'trace'"))?;
+        let unit = CalcUnit::parse(&self.calc_unit).map_err(|m| ConfigError::new("workload.calc_unit", m))?;
+        let (trace, stats) = read(&plan.scenario.resolve_path(file), unit).map_err(|m| ConfigError::new(field, m))?;
+        Ok(Work::Trace { trace, file: file.clone(), unit, stats })
     }
 }
 

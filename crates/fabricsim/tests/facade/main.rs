@@ -3,6 +3,7 @@
 mod behaviour;
 mod collectives;
 mod golden;
+mod jobs;
 mod run_path;
 mod tie_order;
 mod traces;
