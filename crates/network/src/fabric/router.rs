@@ -194,6 +194,19 @@ impl<O: Observer> Core<O> {
         if n == 1 {
             return (self.fabric.cands.as_slice()[0], true);
         }
+        // Links known to be down matter only with faults: a loop without their test otherwise.
+        if self.faults.is_some() {
+            self.choose_among::<true>(router, base, size, id)
+        } else {
+            self.choose_among::<false>(router, base, size, id)
+        }
+    }
+
+    /// [`choose`](Self::choose) among two or more candidates; `FAULTS`: rank hops onto links
+    /// the router knows are down below every other.
+    #[inline(always)]
+    fn choose_among<const FAULTS: bool>(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
+        let n = self.fabric.cands.len();
         let now = self.queue.now().ps();
         let start = rotation_start(self.p.selection, id, router, n as u32) as usize;
         let (selection, slot) = (self.p.selection, self.fabric.slots);
@@ -214,15 +227,19 @@ impl<O: Observer> Core<O> {
                 Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
             // A link the router knows is down comes last, whatever its room (faults only).
-            let dead = self.faults.as_deref().is_some_and(|f| f.known_down(out, now));
-            dead_seen |= dead;
-            let score = score + (!dead as u8) * 8;
+            let score = if FAULTS {
+                let dead = self.faults.as_deref().is_some_and(|f| f.known_down(out, now));
+                dead_seen |= dead;
+                score + (!dead as u8) * 8
+            } else {
+                score
+            };
             let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h, fits);
             }
         }
-        if dead_seen {
+        if FAULTS && dead_seen {
             self.steered(best.0 >= 8);
         }
         (best.2, best.3)
