@@ -429,7 +429,8 @@ impl<O: Observer> Core<O> {
             if !terminal {
                 let ser = timing.serialization(class, size);
                 let protectable = !p.agent && !crate::packet::hardware_op(messages.get(p.msg).op);
-                let s = crate::faults::hop(f, error, out, o.peer, now, size, ser, o.latency as u64, p.tail, protectable);
+                let frame = crate::faults::Frame { out, rev: o.peer, now, size, ser, lat: o.latency as u64, tail: p.tail, protectable };
+                let s = crate::faults::hop(f, error, frame);
                 (sent_at, finish, lost) = (s.start, s.finish, s.lost);
             }
         }

@@ -37,6 +37,7 @@ mod lost;
 mod schedule;
 pub mod spec;
 mod transmit;
+pub(crate) use transmit::Frame;
 
 pub use counts::{FaultCounts, Recovery};
 pub use spec::{DegradeParams, Direction, EventKind, FaultEvent, FaultSpec, LinkRef, LinkSpec, Protection, RetryParams, SlicingParams};
@@ -184,29 +185,17 @@ impl Faults {
     }
 }
 
-/// A grant's frame crosses faulty link direction `out` (see [`Faults::transmit`]); a link that
+/// A grant's frame crosses a faulty link direction (see [`Faults::transmit`]); a link that
 /// can never carry it again leaves an error for the run loop (the frame is then passed on as
 /// if sent, so the state stays consistent until the run stops). Out of the hop path's way.
 #[cold]
 #[inline(never)]
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn hop(
-    f: &mut Faults,
-    error: &mut Option<fabricsim_core::SimError>,
-    out: u32,
-    rev: u32,
-    now: u64,
-    size: u32,
-    ser: u64,
-    lat: u64,
-    tail: u64,
-    protectable: bool,
-) -> transmit::Sent {
-    match f.transmit(out, rev, now, size, ser, lat, tail, protectable) {
+pub(crate) fn hop(f: &mut Faults, error: &mut Option<fabricsim_core::SimError>, frame: Frame) -> transmit::Sent {
+    match f.transmit(frame) {
         Ok(s) => s,
         Err(msg) => {
             error.get_or_insert(fabricsim_core::SimError::LinkFailed(msg));
-            transmit::Sent { start: now, finish: (now + ser).max(tail), lost: false }
+            transmit::Sent { start: frame.now, finish: (frame.now + frame.ser).max(frame.tail), lost: false }
         }
     }
 }

@@ -8,6 +8,22 @@ use super::{Faults, Link};
 
 /// What became of a frame: its (last) attempt started at `start`, the sender's output is busy
 /// until `finish`; `lost`: it never got through (protection `none`).
+/// A frame offered to a link direction: output port `out` (its reverse direction `rev`,
+/// latency `lat` either way), granted at `now`, `size` wire bytes taking `ser` to send, its
+/// tail reaching this router at `tail`; `protectable`: with protection `none`, a failed frame
+/// is lost (the in-network hardware's own packets are always resent).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Frame {
+    pub out: u32,
+    pub rev: u32,
+    pub now: u64,
+    pub size: u32,
+    pub ser: u64,
+    pub lat: u64,
+    pub tail: u64,
+    pub protectable: bool,
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Sent {
     pub start: u64,
@@ -46,47 +62,22 @@ enum Cause {
 }
 
 impl Faults {
-    /// Send a frame of `size` bytes, whose serialisation takes `ser` on the full link, on link
-    /// direction `out` (its reverse direction is `rev`, latency `lat` either way), granted at
-    /// `now`; the packet's tail reaches this router at `tail`. `protectable`: with protection
-    /// `none`, a failed frame is lost (the in-network hardware's own packets are always
-    /// resent). An error: the link is down for good, or failed more than `max_attempts` times
-    /// in a row with no recovery scheduled.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn transmit(
-        &mut self,
-        out: u32,
-        rev: u32,
-        now: u64,
-        size: u32,
-        ser: u64,
-        lat: u64,
-        tail: u64,
-        protectable: bool,
-    ) -> Result<Sent, String> {
+    /// Send `frame` (see [`Frame`]; `ser` is its serialisation on the full link): when it
+    /// starts and ends on the link, or whether it was lost. An error: the link is down for
+    /// good, or failed more than `max_attempts` times in a row with no recovery scheduled.
+    pub(crate) fn transmit(&mut self, frame: Frame) -> Result<Sent, String> {
         // The schedule is read while the links change: held apart meanwhile (no copy).
         let schedule = std::mem::take(&mut self.schedule.per_port);
         let none = Vec::new();
-        let events = schedule.get(&out).unwrap_or(&none);
-        let rev_events = schedule.get(&rev).unwrap_or(&none);
-        let r = self.attempts(out, events, rev_events, now, size, ser, lat, tail, protectable);
+        let events = schedule.get(&frame.out).unwrap_or(&none);
+        let rev_events = schedule.get(&frame.rev).unwrap_or(&none);
+        let r = self.attempts(frame, events, rev_events);
         self.schedule.per_port = schedule;
         r
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn attempts(
-        &mut self,
-        out: u32,
-        events: &[super::LinkEvent],
-        rev_events: &[super::LinkEvent],
-        now: u64,
-        size: u32,
-        ser: u64,
-        lat: u64,
-        tail: u64,
-        protectable: bool,
-    ) -> Result<Sent, String> {
+    fn attempts(&mut self, frame: Frame, events: &[super::LinkEvent], rev_events: &[super::LinkEvent]) -> Result<Sent, String> {
+        let Frame { out, now, size, ser, lat, tail, protectable, .. } = frame;
         let scheme = self.link.protection;
         let lanes = self.link.lanes as usize;
         let retry = self.link.retry.clone();
