@@ -2,7 +2,7 @@
 //! buffer size, sizes side by side, on a logarithmic time axis (sizes span decades).
 
 use crate::input::CollectivePoint;
-use crate::render::{series_colour, DrawResult, Figure};
+use crate::render::{draw_legend, series_colour, DrawResult, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -83,13 +83,6 @@ impl Figure for CollectivePlot {
             });
             chart.draw_series(bars)?.label(alg.clone()).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
     }
 }

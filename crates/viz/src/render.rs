@@ -12,6 +12,24 @@ pub const FONT: &[u8] = include_bytes!("../fonts/DejaVuSans-ascii.ttf");
 /// What drawing returns: a backend's error, boxed.
 pub type DrawResult = Result<(), Box<dyn std::error::Error>>;
 
+/// Draw the legend of `chart`'s labelled series at `position`, in the style every figure
+/// shares (a translucent white box with a grey border).
+pub fn draw_legend<'a, DB, CT>(chart: &mut ChartContext<'a, DB, CT>, position: SeriesLabelPosition) -> DrawResult
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(("sans-serif", 13))
+        .background_style(WHITE.mix(0.85))
+        .border_style(RGBColor(180, 180, 180))
+        .draw()?;
+    Ok(())
+}
+
 /// A figure that can draw itself on any plotters backend.
 pub trait Figure {
     /// Draw on `root` (already filled white).

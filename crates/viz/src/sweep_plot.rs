@@ -3,7 +3,7 @@
 //! 99th percentile dashed; saturated points are left off the curves and marked on the axis.
 
 use crate::input::CurvePoint;
-use crate::render::{series_colour, DrawResult, Figure};
+use crate::render::{draw_legend, series_colour, DrawResult, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -77,13 +77,6 @@ impl Figure for SweepPlot {
                     .legend(move |(x, y)| Cross::new((x + 11, y), 5, col.stroke_width(2)));
             }
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
     }
 }

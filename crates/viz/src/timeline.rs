@@ -2,7 +2,7 @@
 //! with the most busy time over the whole series, one line each.
 
 use crate::input::Series;
-use crate::render::{series_colour, DrawResult, Figure};
+use crate::render::{draw_legend, series_colour, DrawResult, Figure};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -68,13 +68,6 @@ impl Figure for Timeline {
                 .label(name.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 22, y)], col.stroke_width(2)));
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .label_font(("sans-serif", 13))
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(180, 180, 180))
-            .draw()?;
-        Ok(())
+        draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
     }
 }
