@@ -42,6 +42,26 @@ impl Builder<()> {
     }
 }
 
+impl Builder<()> {
+    /// Another builder of the same network (one per block of a partitioned run).
+    pub(crate) fn copy(&self) -> Self {
+        let Builder { graph, routing, params, rank_map, tie_seed, .. } = self;
+        Builder { graph: graph.clone(), routing: routing.clone(), params: params.clone(), obs: (), rank_map: rank_map.clone(), tie_seed: *tie_seed }
+    }
+
+    pub(crate) fn params(&self) -> &NetworkParams {
+        &self.params
+    }
+
+    pub(crate) fn graph(&self) -> &PortGraph {
+        &self.graph
+    }
+
+    pub(crate) fn has_rank_map(&self) -> bool {
+        self.rank_map.is_some()
+    }
+}
+
 impl<O: Observer> Builder<O> {
     /// Watch the run with `obs` (see [`Observer`]).
     pub fn observer<P: Observer>(self, obs: P) -> Builder<P> {
@@ -324,6 +344,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
         phase: Phase::new(outs_len, nodes),
         meter: Meter::new(),
         faults: None,
+        cut: None,
         #[cfg(feature = "seam-guard")]
         guard: None,
         graph,

@@ -29,6 +29,27 @@ pub(crate) struct Running {
     events: u64,
     /// Whether a stopping rule (or an error) ended the run.
     ended: bool,
+    /// The stopping rules are judged when the run crosses a multiple of this period, ps (the
+    /// network's lookahead, see [`Simulation::lookahead`]; 0: after every instant), so that a
+    /// partitioned run, whose blocks meet at those times, stops where a sequential one does.
+    sync: u64,
+    /// The next such multiple.
+    next_sync: u64,
+    /// The last instant handled (the hard end, once the run reached it).
+    last: u64,
+    /// Events taken from the queue but not handled: the run ended before them (0 or 1).
+    discarded: u64,
+}
+
+/// The first moment after `now` at which the stopping rules are judged: the next multiple of
+/// `sync`, or the next instant when `sync` is 0.
+#[inline]
+pub(crate) fn next_sync_after(now: u64, sync: u64) -> u64 {
+    if sync > 0 {
+        (now / sync + 1) * sync
+    } else {
+        now + 1
+    }
 }
 
 /// Whether a run goes on after a step.
@@ -86,12 +107,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::Wake(node) => {
                 c.warm_wake();
                 self.workload.wake(Rank(node), &mut Api::new(c));
-                // The workload may have finished; that matters only with nothing in flight (or
-                // for a workload whose run may end with traffic in flight).
-                let c = &mut self.core;
-                if (c.meter.in_network == 0 && c.nics.messages.live() == 0 && c.nics.notes.live() == 0) || self.workload.ended() {
-                    c.meter.check_stop = true;
-                }
             }
             Ev::MsgReady(src) => c.message_ready(src),
             Ev::AnswerReady(node) => c.answer_ready(node),
@@ -144,7 +159,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             list.clear();
             list.extend(more);
             self.core.phase.handover = list;
-            self.core.meter.check_stop = true;
         }
         // Members whose in-network collective ended, by rank then tag, before the network's
         // phase: what they start next is served in it. Gates fire in the phase, and may end
@@ -170,7 +184,6 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 for &(rank, tag) in &done {
                     self.workload.collective_done(Rank(rank), tag, &mut Api::new(&mut self.core));
                 }
-                self.core.meter.check_stop = true;
             }
             self.core.end_instant();
             if !self.core.hardware_ends_more() {
@@ -198,7 +211,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             self.end_instant();
         }
         let (watchdog, phase_end) = (self.core.p.watchdog.ps(), self.core.meter.next_phase(hard_end));
-        self.running = Some(Running { hard_end, phase_end, watchdog, events: 0, ended: false });
+        let sync = self.lookahead().map_or(0, |t| t.ps());
+        let now = self.core.queue.now().ps();
+        let next_sync = next_sync_after(now, sync);
+        self.running = Some(Running { hard_end, phase_end, watchdog, events: 0, ended: false, sync, next_sync, last: now, discarded: 0 });
         Ok(())
     }
 
@@ -246,7 +262,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         if r.ended {
             return Ok(RunState::Ended);
         }
-        let Running { hard_end, mut phase_end, watchdog, events: mut n, .. } = r;
+        let Running { hard_end, mut phase_end, watchdog, events: mut n, sync, mut next_sync, mut last, .. } = r;
+        let mut discarded = 0;
         let ended = loop {
             let c = &mut self.core;
             if LIMITED && c.queue.peek_time().is_some_and(|t| t.ps() > limit) {
@@ -261,20 +278,33 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 break true;
             };
             let now = now.ps();
-            if now >= phase_end {
+            if now >= phase_end.min(next_sync) {
+                // The run crossed a multiple of `sync`: the stopping rules are judged on every
+                // event before it (this one is not handled if they end the run).
+                if now >= next_sync {
+                    if self.judge(last) {
+                        discarded = 1;
+                        break true;
+                    }
+                    next_sync = next_sync_after(now, sync);
+                }
+                let c = &mut self.core;
                 if now > hard_end {
-                    c.meter.out.drained = c.meter.measured_outstanding == 0;
+                    // The run covered its whole time.
+                    (discarded, last) = (1, hard_end);
                     break true;
                 }
-                c.snapshot_counters(now, false);
-                phase_end = c.meter.next_phase(hard_end);
-                c.meter.check_stop = true;
+                if now >= phase_end {
+                    c.snapshot_counters(now, false);
+                    phase_end = c.meter.next_phase(hard_end);
+                }
             }
             #[cfg(feature = "seam-guard")]
             let step = self.core.guard_begin(self.core.home_of(&ev));
             self.dispatch(now, ev);
             #[cfg(feature = "seam-guard")]
             self.core.guard_end(step, &|| format!("event {ev:?}"));
+            last = now;
             let c = &mut self.core;
             n += 1;
             if n.is_multiple_of(RARE_CHECK_EVERY) {
@@ -290,31 +320,27 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 }
             }
             // Once the instant's last event is handled: its phase (completions to the workload,
-            // selection, arbitration, injection), then the stopping rules (judged on the whole
-            // instant: its remaining events would otherwise count or not depending on their
-            // order). A phase may schedule events at the same instant; they come first.
-            if (c.phase.due || c.meter.check_stop) && !c.queue.instant_pending() {
-                if c.phase.due {
-                    self.end_instant();
-                }
-                let c = &mut self.core;
-                if c.meter.check_stop && !c.queue.instant_pending() {
-                    c.meter.check_stop = false;
-                    // Past the window: stop as soon as every measured message has arrived, or at
-                    // once when the workload knows the network is saturated (draining would
-                    // only wait on its backlog).
-                    if now >= c.meter.window_end && (c.meter.measured_outstanding == 0 || self.workload.saturated()) {
-                        break true;
-                    }
-                    let idle = c.meter.in_network == 0 && c.nics.messages.live() == 0 && c.nics.notes.live() == 0;
-                    if (idle && self.workload.finished()) || self.workload.ended() {
-                        break true;
-                    }
-                }
+            // selection, arbitration, injection). A phase may schedule events at the same
+            // instant; they come first.
+            if c.phase.due && !c.queue.instant_pending() {
+                self.end_instant();
             }
         };
-        self.running = Some(Running { phase_end, events: n, ended, ..r });
+        self.running = Some(Running { phase_end, events: n, ended, next_sync, last, discarded, ..r });
         Ok(if ended { RunState::Ended } else { RunState::Running })
+    }
+
+    /// The stopping rules, judged on the run as it stands after instant `now`: past the window,
+    /// every measured message has arrived, or the workload knows the network is saturated
+    /// (draining would only wait on its backlog); or the workload has finished with nothing in
+    /// flight; or the workload has ended (its run may end with traffic in flight).
+    fn judge(&self, now: u64) -> bool {
+        let c = &self.core;
+        if now >= c.meter.window_end && (c.meter.measured_outstanding == 0 || self.workload.saturated()) {
+            return true;
+        }
+        let idle = c.meter.in_network == 0 && c.nics.messages.live() == 0 && c.nics.notes.live() == 0;
+        (idle && self.workload.finished()) || self.workload.ended()
     }
 
     /// Close a run (ended, or stopped where it stands): a pending error, a deadlock the sampled
@@ -327,28 +353,82 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             return Err(e);
         }
         // A deadlock the sampled checks above did not reach before the run ended.
-        let now = self.core.queue.now().ps();
-        self.core.check_watchdog(now, r.watchdog)?;
-        let c = &mut self.core;
-        // A run that ends early closes its window (and opens it, if it never began).
-        let end = c.queue.now().ps();
-        c.snapshot_counters(end, true);
-        c.meter.out.drained = c.meter.measured_outstanding == 0;
+        let end = r.last;
+        self.core.check_watchdog(end, r.watchdog)?;
+        let c = &self.core;
         let in_flight = c.packets.live() as u64;
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
-        if c.meter.out.packets_injected != c.meter.out.packets_delivered + c.meter.out.packets_lost + in_flight || c.meter.in_network != in_flight {
-            return Err(SimError::Conservation { injected: c.meter.out.packets_injected, delivered: c.meter.out.packets_delivered, in_flight });
+        let o = &c.meter.out;
+        if o.packets_injected != o.packets_delivered + o.packets_lost + in_flight || c.meter.in_network != in_flight {
+            return Err(SimError::Conservation { injected: o.packets_injected, delivered: o.packets_delivered, in_flight });
         }
-        c.meter.out.sim_time = c.queue.now();
-        c.meter.out.events = c.queue.events_processed();
-        let end = c.queue.now().ps().min(c.meter.window_end);
-        c.meter.out.window = Time(end.saturating_sub(c.meter.window_start));
+        Ok(self.close(end, r.discarded))
+    }
+
+    /// The outcome of a run that ended at `end` (the last instant handled, or the hard end),
+    /// having taken `discarded` events from the queue it did not handle.
+    fn close(&mut self, end: u64, discarded: u64) -> Outcome {
+        let c = &mut self.core;
+        // A run that ends early closes its window (and opens it, if it never began).
+        c.snapshot_counters(end, true);
+        c.meter.out.drained = c.meter.measured_outstanding == 0;
+        c.meter.out.sim_time = Time(end);
+        c.meter.out.events = c.queue.events_processed() - discarded;
+        c.meter.out.window = Time(end.min(c.meter.window_end).saturating_sub(c.meter.window_start));
         c.meter.out.peak_packets = c.packets.capacity_used();
         c.meter.out.peak_messages = c.nics.messages.capacity_used();
         let mut out = c.meter.out.clone();
         out.packet_latency.merge(&c.meter.single_latency);
         out.message_latency.merge(&c.meter.single_latency);
-        Ok(out)
+        out
+    }
+
+    /// Handle every event before `end`: a window of a block of a partitioned run (see
+    /// [`crate::partition`]), which judges the stopping rules over all blocks and never asks
+    /// for a window past the hard end.
+    pub(crate) fn advance_block(&mut self, end: u64) -> Result<(), SimError> {
+        let Some(r) = self.running else {
+            return Err(SimError::Usage("start the run before stepping it"));
+        };
+        let Running { hard_end, mut phase_end, events: mut n, mut last, .. } = r;
+        loop {
+            let c = &mut self.core;
+            if !c.queue.peek_time().is_some_and(|t| t.ps() < end) {
+                break;
+            }
+            let Some((now, ev)) = c.queue.pop() else { break };
+            let now = now.ps();
+            if now >= phase_end {
+                c.snapshot_counters(now, false);
+                phase_end = c.meter.next_phase(hard_end);
+            }
+            self.dispatch(now, ev);
+            last = now;
+            n += 1;
+            let c = &mut self.core;
+            if n.is_multiple_of(RARE_CHECK_EVERY) && c.error.is_some() {
+                break;
+            }
+            if c.phase.due && !c.queue.instant_pending() {
+                self.end_instant();
+            }
+        }
+        self.running = Some(Running { phase_end, events: n, last, ..r });
+        Ok(())
+    }
+
+    /// The last instant a block handled.
+    pub(crate) fn last_handled(&self) -> u64 {
+        self.running.map_or(0, |r| r.last)
+    }
+
+    /// Close a block of a partitioned run that ended at `end` (the run checks conservation
+    /// over all blocks).
+    pub(crate) fn finish_block(&mut self, end: u64) -> Result<Outcome, SimError> {
+        if let Some(e) = self.core.error.take() {
+            return Err(e);
+        }
+        Ok(self.close(end, 0))
     }
 }

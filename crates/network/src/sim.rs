@@ -123,6 +123,8 @@ pub struct Core<O = ()> {
     pub(crate) meter: Meter,
     /// Faulty lanes and link protection (`None`: perfect links; see [`crate::faults`]).
     pub(crate) faults: Option<Box<crate::faults::Faults>>,
+    /// In a partitioned run, this block's cut links (see [`crate::partition`]).
+    pub(crate) cut: Option<Box<crate::partition::cut::Cut>>,
     /// The seam guard, when a test asked for it (see `fabric/guard.rs`).
     #[cfg(feature = "seam-guard")]
     pub(crate) guard: Option<Box<crate::fabric::guard::SeamGuard>>,
@@ -201,6 +203,11 @@ impl<O: Observer> Core<O> {
     }
 
     pub(crate) fn wake_at(&mut self, node: u32, at: Time) {
+        // A block of a partitioned run wakes its own nodes only (its workload is one of the
+        // run's copies, see [`crate::partition`]).
+        if self.cut.as_deref().is_some_and(|c| !c.owns_node(node)) {
+            return;
+        }
         let at = at.max(self.queue.now());
         self.queue.schedule(at, Ev::Wake(node));
     }

@@ -401,4 +401,10 @@ pub trait Workload {
     fn finished(&self) -> bool {
         false
     }
+    /// Whether copies of it can drive the blocks of a partitioned run, one copy per block, each
+    /// woken for its block's nodes only: it sends only from a node being woken, hears no
+    /// completions, and its copies' reports add up. Open-loop sources can.
+    fn partitionable(&self) -> bool {
+        false
+    }
 }

@@ -123,4 +123,7 @@ impl Workload for AnyWorkload {
     fn saturated(&self) -> bool {
         each_workload!(self, w => w.saturated())
     }
+    fn partitionable(&self) -> bool {
+        each_workload!(self, w => w.partitionable())
+    }
 }

@@ -129,4 +129,8 @@ impl Workload for OpenLoop {
     fn saturated(&self) -> bool {
         self.refused > 0
     }
+
+    fn partitionable(&self) -> bool {
+        true
+    }
 }

@@ -36,9 +36,29 @@ pub(crate) fn forward(
     ready: u64,
     back_to_back: bool,
 ) {
+    vcq[ds_q.index()].credit.free -= charge;
+    arrive(crossings, vcq, packets, queue, pkt, ds_q, tail, ready, back_to_back);
+}
+
+/// The downstream half of [`forward`]: packet `pkt` joins input VC `ds_q` (the sender has
+/// spent its credit). A partitioned run calls it alone for a packet that crossed a cut link,
+/// when the window after the one it left in starts: its head arrives no earlier, and the VC
+/// is then as it would have found it (only packets ahead of it on the same link enter it).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn arrive(
+    crossings: &mut Crossings,
+    vcq: &mut [InputVc],
+    packets: &mut [Packet],
+    queue: &mut EventQueue<Ev>,
+    pkt: PacketId,
+    ds_q: InputVcId,
+    tail: u64,
+    ready: u64,
+    back_to_back: bool,
+) {
     crossings.packet(ds_q);
     let d = &mut vcq[ds_q.index()];
-    d.credit.free -= charge;
     let first = d.tail == PacketId::NIL && (!d.busy() || !back_to_back);
     let p = &mut packets[pkt.index()];
     (p.next, p.q, p.tail, p.ready_at, p.armed) = (PacketId::NIL, ds_q, tail, ready, first);
@@ -67,7 +87,18 @@ impl<O: Observer> Core<O> {
     /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
+        if self.cut_credit(q, bytes, now, silent) {
+            return;
+        }
         self.fabric.crossings.credit(q);
+        self.credit_back(q, bytes, now, silent);
+    }
+
+    /// The sender's side of [`return_credit`](Self::return_credit): `bytes` of input VC `q`
+    /// freed at `now` reach it a credit latency later (in a partitioned run, called when the
+    /// return has crossed to the sender's block).
+    #[inline(always)]
+    pub(crate) fn credit_back(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
         let v = &mut self.fabric.vcq[q.index()];
         let delay = self.fabric.timing.credit_latency(v.up_class);
         if silent && delay > 0 {

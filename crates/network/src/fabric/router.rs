@@ -373,12 +373,26 @@ impl<O: Observer> Core<O> {
         self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(v.head));
     }
 
-    /// Send the head packet of input VC `q` (request bit `bit`) on output `out`.
+    /// Send the head packet of input VC `q` (request bit `bit`) on output `out`: the copy of
+    /// [`grant_with`](Self::grant_with) built for faulty links and cut links (a partitioned
+    /// run) when the run has either, else the one without their tests (+1.3% instructions per
+    /// hop when the faults' test was always in, BENCHMARKS.md session 18).
+    #[inline(always)]
+    fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
+        if self.faults.is_some() || self.cut.is_some() {
+            self.grant_with::<true>(out, bit, q)
+        } else {
+            self.grant_with::<false>(out, bit, q)
+        }
+    }
+
+    /// [`grant`](Self::grant); `SPECIAL`: the run has faulty links or cut links.
     ///
     /// The handlers that lead here (`on_ready`, `request`, `on_out_free`, `after_release`) are
     /// inlined into the event loop; this one is not: inlined into its three callers it spills
     /// registers (BENCHMARKS.md, session 6: +61 M instructions on the 50 us run, 7% slower).
-    fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
+    #[inline(never)]
+    fn grant_with<const SPECIAL: bool>(&mut self, out: u32, bit: u32, q: InputVcId) {
         let Core {
             obs,
             packets,
@@ -390,6 +404,7 @@ impl<O: Observer> Core<O> {
             nics: Nics { mem_free, messages, .. },
             meter: Meter { last_progress, out: outcome, .. },
             faults,
+            cut,
             error,
             ..
         } = self;
@@ -425,7 +440,7 @@ impl<O: Observer> Core<O> {
         // Faulty links (`faults` is `None` unless faults are configured): the frame's attempts
         // decide when it leaves (`sent_at`), when the output frees, and whether it is lost.
         let (mut sent_at, mut lost) = (now, false);
-        if let Some(f) = faults {
+        if let (true, Some(f)) = (SPECIAL, faults) {
             if !terminal {
                 let ser = timing.serialization(class, size);
                 let protectable = !p.agent && !crate::packet::hardware_op(messages.get(p.msg).op);
@@ -470,10 +485,18 @@ impl<O: Observer> Core<O> {
             let ready = sent_at + lat + params.router_delay.ps();
             *last_progress = (*last_progress).max(finish).max(ready);
             let charge = link::slot_charge(*slots, out_vc, size);
-            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, back_to_back && sent_at == now);
+            let b2b = back_to_back && sent_at == now;
+            if SPECIAL && cut.as_deref().is_some_and(|c| c.layout.is_cut(out)) {
+                // To a router of another block: the sender spends its credit here, the packet
+                // joins the downstream buffer there.
+                vcq[ds_q.index()].credit.free -= charge;
+                queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
+                return self.cut_send(out, pkt, ds_q, finish + lat, ready, b2b);
+            }
+            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, b2b);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
-        if lost {
+        if SPECIAL && lost {
             self.lose_packet(pkt);
         }
     }

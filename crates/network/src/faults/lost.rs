@@ -48,7 +48,6 @@ impl<O: Observer> Core<O> {
         if m.measured {
             self.meter.measured_outstanding -= 1;
         }
-        self.meter.check_stop = true;
         true
     }
 }

@@ -13,10 +13,6 @@ pub(crate) struct Meter {
     pub(crate) measured_outstanding: u64,
     pub(crate) window_start: u64,
     pub(crate) window_end: u64,
-    /// Something the run's stopping rules depend on may have changed (the last measured or the
-    /// last live message completed, the workload ran with nothing in flight, the window
-    /// closed): the run loop re-checks them only then.
-    pub(crate) check_stop: bool,
     pub(crate) out: Outcome,
     /// Latencies of measured one-packet messages with no receive overhead, where the message's
     /// latency is its packet's: recorded once here instead of in both of `out`'s histograms,
@@ -36,7 +32,6 @@ impl Meter {
             measured_outstanding: 0,
             window_start: 0,
             window_end: u64::MAX,
-            check_stop: true,
             counters_at_start: Vec::new(),
             counters_at_end: Vec::new(),
             single_latency: LatencyHistogram::new(),

@@ -28,7 +28,9 @@ impl<O: Observer> Core<O> {
         }
         bits[word] |= bit;
         self.packets.remove(pkt);
-        self.meter.in_network -= 1;
+        // Wrapping: a block of a partitioned run counts the packets it delivers, not only those it
+        // injected (the run adds the blocks' balances up).
+        self.meter.in_network = self.meter.in_network.wrapping_sub(1);
         self.meter.last_progress = now;
         self.meter.out.packets_delivered += 1;
         // (Packets routed deterministically by request never had a choice: not counted.)
@@ -75,16 +77,15 @@ impl<O: Observer> Core<O> {
         let m = *self.nics.messages.get(msg);
         let measured = m.measured;
         self.nics.messages.remove(msg);
+        if self.cut.is_some() {
+            self.cut_complete(&m);
+        }
         self.meter.out.messages_delivered += 1;
         if measured {
-            self.meter.measured_outstanding -= 1;
+            self.meter.measured_outstanding = self.meter.measured_outstanding.wrapping_sub(1);
             if record {
                 self.meter.out.message_latency.record(Time(now - m.created));
             }
-        }
-        // The stopping rules can only have become true if one of these counts reached zero.
-        if self.meter.measured_outstanding == 0 || self.nics.messages.live() == 0 {
-            self.meter.check_stop = true;
         }
         match m.op {
             GET_REQUEST => {

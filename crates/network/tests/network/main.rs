@@ -11,6 +11,7 @@ mod gate_wiring;
 mod guards;
 mod multicast;
 mod nic;
+mod partition;
 mod routing_classes;
 mod seam_guard;
 mod stepping;

@@ -100,3 +100,41 @@ fn the_lookahead_is_the_smallest_link_latency() {
     let e = s.partition_lookahead().unwrap_err().to_string();
     assert!(e.contains("topology.link_latency") && e.contains("router 0 port"), "{e}");
 }
+
+/// [`Pairs`], remembering when the last message posted inside the measurement window arrived.
+struct Watched {
+    pairs: Pairs,
+    window: (Time, Time),
+    last_measured: Time,
+}
+
+impl Workload for Watched {
+    fn start(&mut self, api: &mut Api) {
+        self.pairs.start(api)
+    }
+    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
+        if m.created >= self.window.0 && m.created < self.window.1 {
+            self.last_measured = self.last_measured.max(m.delivered);
+        }
+        self.pairs.delivered(m, api)
+    }
+}
+
+#[test]
+fn stopping_rules_are_judged_at_multiples_of_the_lookahead() {
+    // The run drains after its window: it may stop only once every measured message has
+    // arrived, and only where the lookahead's grid is crossed (where the blocks of a
+    // partitioned run meet), so it handles the traffic that follows until then.
+    let t = Torus::new(vec![4, 4], None, None).unwrap();
+    let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let l = limits();
+    let w = Watched { pairs: Pairs { n: 16, shift: 5 }, window: (l.warmup, l.warmup + l.measure), last_measured: Time::ZERO };
+    let mut s = Builder::new(t.build_graph(1), r, params(2)).build(w).unwrap();
+    let q = s.lookahead().unwrap().ps();
+    let out = s.run(l, |_| {}).unwrap();
+    let last = s.workload().last_measured.ps();
+    let end = out.sim_time.ps();
+    assert!(out.drained && last > l.warmup.ps(), "the window's messages drained: {last}");
+    assert!(end > last, "traffic after the last measured arrival is handled until the grid: {end} vs {last}");
+    assert_eq!(end / q, last / q, "the run stops at the first multiple of {q} ps after {last}, not at {end}");
+}

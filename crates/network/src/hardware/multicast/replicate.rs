@@ -218,9 +218,6 @@ impl<O: Observer> Core<O> {
         m.delivered += p.payload as u64;
         if m.delivered >= m.bytes {
             self.nics.messages.remove(p.msg);
-            if self.nics.messages.live() == 0 {
-                self.meter.check_stop = true;
-            }
         }
     }
 }

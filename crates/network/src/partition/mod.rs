@@ -1,0 +1,293 @@
+//! Partitioned runs: the routers (with their nodes' NICs) split into blocks, each block a
+//! simulation of its own with its own event queue, packets and messages, advancing in windows
+//! of the network's lookahead (the smallest latency of a packet head or a credit over a link
+//! between routers) on as many threads as asked.
+//!
+//! What crosses between blocks is what crosses the link seam (`fabric/link.rs`): a packet sent
+//! over a cut link joins its downstream buffer when the next window starts (its head arrives a
+//! link latency after it left, so not before), and a freed buffer's credit goes back to the
+//! sender's block likewise. A packet carries what its destination's NIC needs of its message;
+//! the destination's block keeps a copy, and tells the source's block when the message is done.
+//! Global quantities (packets in flight, measured messages outstanding, the workload's end)
+//! are the blocks' balances added up at window ends, where the stopping rules are judged, as
+//! the sequential engine judges them at the same multiples of the lookahead (`run.rs`). The
+//! design and what it still lacks: `docs/research/partitioned-engine.md`.
+//!
+//! Results equal the sequential run's, except two counters of the engine's own work: `events`
+//! (a credit return decided at the sender's block may travel as an event where the sequential
+//! engine kept it in the sender's slot, or the other way round) and the slab high-water marks
+//! `peak_packets` / `peak_messages` (a block's, summed). Tested with 1 to 4 blocks and threads.
+
+pub(crate) mod cut;
+mod merge;
+
+use crate::build::Builder;
+use crate::meter::outcome::{Outcome, RunLimits};
+use crate::sim::Simulation;
+use crate::workload::Workload;
+use crate::HardwareSpec;
+use cut::{Cut, Layout, Outbox};
+use fabricsim_core::{ConfigError, SimError, Time};
+use fabricsim_stats::PortCounters;
+use std::sync::Arc;
+
+/// A partitioned run (see the module docs): one simulation per block.
+pub struct Partitioned<W: Workload> {
+    blocks: Vec<Simulation<W>>,
+    layout: Arc<Layout>,
+    /// The window, ps.
+    sync: u64,
+    threads: usize,
+    /// The last instant handled (the hard end once reached), once the run is over.
+    end: Option<u64>,
+    /// Packets that crossed from one block to another so far.
+    crossed: u64,
+}
+
+impl Builder<()> {
+    /// Build a partitioned run: router `r` goes to block `router_block[r]` (blocks numbered from
+    /// 0, none empty), each block's workload is a fresh `workload()` (it must be
+    /// [`Workload::partitionable`]), and `threads` threads run the blocks' windows.
+    pub fn build_partitioned<W: Workload + Send>(
+        self,
+        router_block: Vec<u32>,
+        threads: usize,
+        mut workload: impl FnMut() -> W,
+    ) -> Result<Partitioned<W>, SimError> {
+        if threads == 0 {
+            return Err(ConfigError::new("sim.threads", "0: a run needs at least one thread").into());
+        }
+        if !matches!(self.params().hardware, HardwareSpec::None {}) {
+            let msg = "in-network hardware cannot be partitioned yet: run it with one thread";
+            return Err(ConfigError::new("hardware.type", msg).into());
+        }
+        if self.has_rank_map() {
+            return Err(ConfigError::new("sim.threads", "a rank map cannot be partitioned yet: run it with one thread").into());
+        }
+        let layout = Arc::new(layout(self.graph(), router_block)?);
+        let mut blocks = Vec::with_capacity(layout.blocks as usize);
+        for b in 0..layout.blocks {
+            let w = workload();
+            if !w.partitionable() {
+                let msg = "this workload cannot be partitioned yet (open-loop traffic can): run it with one thread";
+                return Err(ConfigError::new("workload.type", msg).into());
+            }
+            let mut sim = self.copy().build(w)?;
+            if sim.core.faults.is_some() {
+                return Err(ConfigError::new("faults", "faulty links cannot be partitioned yet: run them with one thread").into());
+            }
+            sim.core.cut = Some(Box::new(Cut::new(b, layout.clone())));
+            blocks.push(sim);
+        }
+        let sync = if layout.blocks > 1 { blocks[0].partition_lookahead()?.ps() } else { blocks[0].lookahead().map_or(0, |t| t.ps()) };
+        Ok(Partitioned { blocks, layout, sync, threads, end: None, crossed: 0 })
+    }
+}
+
+/// Which block each router and node is in, and which ports lead out of their block.
+fn layout(graph: &fabricsim_topology::PortGraph, router_block: Vec<u32>) -> Result<Layout, SimError> {
+    if router_block.len() != graph.routers as usize {
+        let msg = format!("{} routers given a block, the network has {}", router_block.len(), graph.routers);
+        return Err(ConfigError::new("sim.threads", msg).into());
+    }
+    let blocks = router_block.iter().max().map_or(0, |m| m + 1);
+    let mut used = vec![false; blocks as usize];
+    router_block.iter().for_each(|&b| used[b as usize] = true);
+    if let Some(b) = used.iter().position(|u| !u) {
+        return Err(ConfigError::new("sim.threads", format!("block {b} of {blocks} has no router")).into());
+    }
+    let owner_block = |port: u32| router_block[graph.owner[port as usize].index()];
+    let engines = graph.engines as usize;
+    let mut node_block = Vec::with_capacity(graph.nodes as usize);
+    for node in 0..graph.nodes as usize {
+        let b = owner_block(graph.attach[node * engines].0);
+        if let Some(a) = graph.attach[node * engines..(node + 1) * engines].iter().find(|a| owner_block(a.0) != b) {
+            let msg = format!("node {node} attaches to routers of blocks {b} and {} (its NIC must be in one block)", owner_block(a.0));
+            return Err(ConfigError::new("sim.threads", msg).into());
+        }
+        node_block.push(b);
+    }
+    let ports = graph.total_ports();
+    let mut cut_ports = vec![0u64; (ports as usize).div_ceil(64)];
+    for p in 0..ports {
+        if graph.kind[p as usize] == fabricsim_topology::PortKind::Network && owner_block(p) != owner_block(graph.peer[p as usize]) {
+            cut_ports[p as usize / 64] |= 1 << (p % 64);
+        }
+    }
+    Ok(Layout { router_block, node_block, cut_ports, blocks })
+}
+
+impl<W: Workload + Send> Partitioned<W> {
+    /// Run to the end under `limits` (`progress` is called at some window ends with the
+    /// simulated time) and return the merged outcome.
+    pub fn run(&mut self, limits: RunLimits, mut progress: impl FnMut(Time)) -> Result<Outcome, SimError> {
+        for b in &mut self.blocks {
+            b.start(limits)?;
+        }
+        self.exchange();
+        let hard_end = limits.hard_end().ps();
+        let watchdog = self.blocks[0].core.p.watchdog.ps();
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(self.threads).build().map_err(|e| ConfigError::new("sim.threads", e.to_string()))?;
+        let mut window_end = crate::run::next_sync_after(0, self.sync);
+        let mut windows = 0u64;
+        let end = loop {
+            let until = window_end.min(hard_end.saturating_add(1));
+            let blocks = &mut self.blocks;
+            pool.install(|| {
+                use rayon::prelude::*;
+                blocks.par_iter_mut().try_for_each(|b| b.advance_block(until))
+            })?;
+            self.exchange();
+            if let Some(e) = self.blocks.iter_mut().find_map(|b| b.core.error.take()) {
+                return Err(e);
+            }
+            let last = self.blocks.iter().map(|b| b.last_handled()).max().unwrap_or(0);
+            let Some(next) = self.blocks.iter().filter_map(|b| b.core.queue.peek_time()).min() else {
+                self.check_idle(last)?;
+                break last;
+            };
+            // Judged at multiples of the window only, as the sequential engine does (a window
+            // cut short by the hard end is not one).
+            if until == window_end && self.judge(last) {
+                break last;
+            }
+            if next.ps() > hard_end {
+                break hard_end;
+            }
+            self.check_watchdog(last, watchdog)?;
+            windows += 1;
+            if windows.is_multiple_of(64) {
+                progress(Time(last));
+            }
+            // Skip windows in which nothing happens (judged, they would all say what this one did).
+            window_end = crate::run::next_sync_after(next.ps(), self.sync).max(window_end + self.sync.max(1));
+        };
+        self.end = Some(end);
+        self.finish(end)
+    }
+
+    /// Every block's outboxes, emptied into the blocks they were sent to (in the order of the
+    /// sending blocks).
+    fn exchange(&mut self) {
+        let n = self.blocks.len();
+        let mut sent: Vec<Vec<Outbox>> =
+            self.blocks.iter_mut().map(|b| std::mem::take(&mut b.core.cut.as_deref_mut().expect("a block").out)).collect();
+        for (to, b) in self.blocks.iter_mut().enumerate() {
+            for from in sent.iter() {
+                if !from[to].is_empty() {
+                    self.crossed += from[to].packets.len() as u64;
+                    b.core.take_in(&from[to]);
+                }
+            }
+        }
+        for (b, mut boxes) in self.blocks.iter_mut().zip(sent.drain(..)) {
+            boxes.iter_mut().for_each(|o| {
+                o.packets.clear();
+                o.credits.clear();
+                o.frees.clear();
+            });
+            debug_assert_eq!(boxes.len(), n);
+            b.core.cut.as_deref_mut().expect("a block").out = boxes;
+        }
+    }
+
+    /// The stopping rules over all blocks (see `Simulation::judge`).
+    fn judge(&self, now: u64) -> bool {
+        let m = &self.blocks[0].core.meter;
+        if now >= m.window_end && (self.outstanding() == 0 || self.blocks.iter().any(|b| b.workload.saturated())) {
+            return true;
+        }
+        let (in_network, open, notes) = self.balances();
+        let idle = in_network == 0 && open == 0 && notes == 0;
+        (idle && self.blocks.iter().all(|b| b.workload.finished())) || self.blocks.iter().any(|b| b.workload.ended())
+    }
+
+    /// Measured messages not yet complete, summed over the blocks (each holds a balance: those
+    /// its nodes posted less those completed there).
+    fn outstanding(&self) -> u64 {
+        self.blocks.iter().fold(0u64, |s, b| s.wrapping_add(b.core.meter.measured_outstanding))
+    }
+
+    /// Packets in the network, messages not yet complete, completions on their way: summed
+    /// over the blocks.
+    fn balances(&self) -> (u64, u64, u64) {
+        self.blocks.iter().fold((0u64, 0u64, 0u64), |(i, m, n), b| {
+            let c = &b.core;
+            let copies = c.cut.as_deref().map_or(0, |k| k.copies.len()) as u64;
+            (i.wrapping_add(c.meter.in_network), m.wrapping_add((c.nics.messages.live() as u64).wrapping_sub(copies)), n + c.nics.notes.live() as u64)
+        })
+    }
+
+    /// Nothing left to happen: a deadlock if packets or messages are still under way.
+    fn check_idle(&self, now: u64) -> Result<(), SimError> {
+        let (in_network, open, _) = self.balances();
+        if in_network > 0 || open > 0 {
+            let progress = self.blocks.iter().map(|b| b.core.meter.last_progress).max().unwrap_or(0);
+            let ports = self.stuck_ports(in_network, open);
+            return Err(SimError::Deadlock { buffered: in_network, idle_ns: now.saturating_sub(progress) / 1000, ports });
+        }
+        Ok(())
+    }
+
+    /// The deadlock watchdog over all blocks.
+    fn check_watchdog(&self, now: u64, watchdog: u64) -> Result<(), SimError> {
+        let (in_network, open, _) = self.balances();
+        let progress = self.blocks.iter().map(|b| b.core.meter.last_progress).max().unwrap_or(0);
+        if in_network > 0 && now.saturating_sub(progress) > watchdog {
+            let ports = self.stuck_ports(in_network, open);
+            return Err(SimError::Deadlock { buffered: in_network, idle_ns: (now - progress) / 1000, ports });
+        }
+        Ok(())
+    }
+
+    fn stuck_ports(&self, in_network: u64, open: u64) -> String {
+        if in_network == 0 {
+            return format!("{open} messages waiting in NICs");
+        }
+        self.blocks.iter().map(|b| b.core.stuck_ports()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ")
+    }
+
+    /// Close every block at `end` and merge their outcomes (see `merge.rs`).
+    fn finish(&mut self, end: u64) -> Result<Outcome, SimError> {
+        let outs = self.blocks.iter_mut().map(|b| b.finish_block(end)).collect::<Result<Vec<_>, _>>()?;
+        let in_flight: u64 = self.blocks.iter().map(|b| b.core.packets.live() as u64).sum();
+        merge::outcome(outs, end, in_flight, self.outstanding() == 0)
+    }
+
+    /// Per-port counters of the measurement window, each port's from its own block.
+    pub fn port_counters(&self) -> Vec<PortCounters> {
+        let per_block: Vec<Vec<PortCounters>> = self.blocks.iter().map(|b| b.port_counters()).collect();
+        let graph = self.blocks[0].graph();
+        (0..graph.total_ports() as usize).map(|p| per_block[self.layout.router_block[graph.owner[p].index()] as usize][p]).collect()
+    }
+
+    /// The blocks' workloads, in block order.
+    pub fn workloads(&self) -> impl Iterator<Item = &W> {
+        self.blocks.iter().map(|b| b.workload())
+    }
+
+    /// Blocks in the run.
+    pub fn blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// The window blocks advance by, and its stopping rules' period (see the module docs).
+    pub fn window(&self) -> Time {
+        Time(self.sync)
+    }
+
+    /// Links cut by the partition (each direction counted).
+    pub fn cut_links(&self) -> u64 {
+        self.layout.cut_ports.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// Packets that crossed a cut link so far.
+    pub fn packets_crossed(&self) -> u64 {
+        self.crossed
+    }
+
+    /// The port graph being simulated.
+    pub fn graph(&self) -> &fabricsim_topology::PortGraph {
+        self.blocks[0].graph()
+    }
+}
