@@ -36,6 +36,10 @@ enum Cmd {
         /// Override a key: `--set topology.shape=[4,4]` (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
+        /// Run on N threads, the network cut into N blocks (`sim.threads`); the results are the
+        /// one-thread run's.
+        #[arg(long, value_name = "N")]
+        threads: Option<u32>,
         /// Write the full report as JSON to FILE ("-" for standard output).
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
@@ -344,7 +348,8 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, set, json, series, embed_series, perfetto, series_ports, interval } => {
+        Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, series_ports, interval } => {
+            set.extend(threads.map(|n| format!("sim.threads={n}")));
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
             check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;

@@ -40,6 +40,7 @@ mod legacy_hardware;
 pub mod machine_docs;
 pub mod map;
 pub mod memory;
+pub mod parallel;
 pub mod partition;
 pub mod placement;
 pub mod plan;

@@ -50,17 +50,20 @@ pub fn footprint(s: &Scenario) -> Result<Footprint, Error> {
             (ft.nodes() as u64, ports, "topology.radix")
         }
     };
-    Ok(Footprint { nodes, ports, bytes: estimate(nodes, ports, vcs, queue), field })
+    let copies = s.sim.threads.max(1) as u64;
+    Ok(Footprint { nodes, ports, bytes: estimate(nodes, ports, vcs, queue, copies), field })
 }
 
 /// Bytes of a message waiting at a NIC (its slab record).
 const PER_MESSAGE: u64 = 64;
 
 /// The estimate for `nodes` nodes and `ports` ports with `vcs` VCs, each node's NIC holding up
-/// to `queue` messages (an open-loop source's bound, `nic.queue_limit`).
-pub fn estimate(nodes: u64, ports: u64, vcs: u64, queue: u64) -> u64 {
-    let per_node = PER_NODE + PER_MESSAGE * queue;
-    BASE.saturating_add(ports.saturating_mul(PER_PORT + PER_PORT_VC * vcs)).saturating_add(nodes.saturating_mul(per_node))
+/// to `queue` messages (an open-loop source's bound, `nic.queue_limit`), with `copies` copies of
+/// the network's arrays (a partitioned run's blocks each hold them all, for now; the messages
+/// are each in one block).
+pub fn estimate(nodes: u64, ports: u64, vcs: u64, queue: u64, copies: u64) -> u64 {
+    let arrays = ports.saturating_mul(PER_PORT + PER_PORT_VC * vcs).saturating_add(nodes.saturating_mul(PER_NODE));
+    BASE.saturating_add(arrays.saturating_mul(copies)).saturating_add(nodes.saturating_mul(PER_MESSAGE * queue))
 }
 
 /// Memory this process may use: `sim.max_memory` if set, else what the machine has available
@@ -139,7 +142,7 @@ mod tests {
         // 158,976 nodes, 10 network + 6 terminal ports and 6 engines each, 2 VCs: 1.04 GB
         // measured for the idle network.
         let nodes = 158_976;
-        let per_node = estimate(nodes, nodes * 22, 2, 0) as f64 / nodes as f64;
+        let per_node = estimate(nodes, nodes * 22, 2, 0, 1) as f64 / nodes as f64;
         assert!((6000.0..7500.0).contains(&per_node), "{per_node} B per node");
     }
 }

@@ -261,6 +261,10 @@ impl Plan {
         read: impl FnOnce(&O, &PortGraph) -> T,
     ) -> Result<(RunReport, T), Error> {
         let started = std::time::Instant::now();
+        let threads = self.scenario.sim.threads;
+        if threads != 1 {
+            return crate::parallel::run(self, threads, obs, progress, read);
+        }
         if !self.jobs.is_empty() {
             return crate::jobs::run_jobs(self, obs, progress, read);
         }

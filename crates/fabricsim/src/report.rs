@@ -84,6 +84,10 @@ pub struct RunReport {
     /// about them (see `fabricsim_network::faults::FaultCounts`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<fabricsim_network::faults::FaultCounts>,
+    /// A run on several threads (`sim.threads`): its blocks, windows and where the wall time
+    /// went (engine measurements, like `wall_seconds`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parallel: Option<crate::parallel::ParallelReport>,
     /// Several jobs (`[[jobs]]`): each job's results beside the others and alone.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobs: Option<Vec<crate::jobs::JobReport>>,
@@ -193,6 +197,7 @@ impl RunReport {
             busiest_links,
             provenance: Provenance::of(&plan.scenario),
             faults: None,
+            parallel: None,
             collective: None,
             jobs: None,
             job_links: Vec::new(),
@@ -274,6 +279,9 @@ impl RunReport {
         }
         for j in self.jobs.iter().flatten() {
             let _ = writeln!(s, "{}", j.line());
+        }
+        if let Some(p) = &self.parallel {
+            let _ = writeln!(s, "{}", p.line());
         }
         let _ = writeln!(
             s,

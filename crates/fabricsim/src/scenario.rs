@@ -444,6 +444,12 @@ pub struct SimSpec {
     /// Most memory a run may need (estimated before building it; larger scenarios are refused).
     /// Default: the memory available on the machine.
     pub max_memory: Option<Bytes>,
+    /// Threads of a partitioned run: the network is cut into this many blocks (bricks of a
+    /// torus, subtrees of a fat-tree; `fabricsim info --partitions N` shows them), one per
+    /// thread, with results identical to one thread's. Default 1. Open-loop workloads only, for
+    /// now (see `docs/parallel.md`).
+    #[serde(skip_serializing_if = "is_one")]
+    pub threads: u32,
 }
 
 impl SimSpec {
@@ -451,6 +457,11 @@ impl SimSpec {
     pub fn warmup_or_default(&self) -> Time {
         self.warmup.unwrap_or(Time(self.duration.ps() / 4))
     }
+}
+
+/// Whether a count is 1 (left out of written scenarios: the default).
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// `sim.tie_order`.
@@ -474,6 +485,7 @@ impl Default for SimSpec {
             tie_order: TieOrder::Fixed,
             tie_seed: None,
             max_memory: None,
+            threads: 1,
         }
     }
 }

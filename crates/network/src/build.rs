@@ -96,6 +96,7 @@ impl<O: Observer> Builder<O> {
         let units = Units::new(&graph, &routing, &params, fat_tree, agents)?;
         let faults = crate::faults::Faults::new(&params.faults, &params.link, &graph, routing.torus(), params.seed)?;
         let mut core = assemble(graph, routing, params, obs, sizes, ports, units);
+        core.fabric.special = faults.is_some();
         core.faults = faults;
         let mut sim = Simulation::from_parts(core, workload);
         if let Some(map) = rank_map {
@@ -328,6 +329,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
                 vcs: routing.bubble_vcs(),
             },
             lookahead: true,
+            special: false,
             warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
             sleepers: units.sleepers,
             crossings: Default::default(),

@@ -85,9 +85,12 @@
 //! NICs digests every router's state before and after, and a router other than the step's own
 //! that changed without the link code crossing to it is reported (`fabric/guard.rs`; CI runs
 //! it on loaded tori and fat-trees with dimension-order, adaptive and up/down routing), and
-//! [`Simulation::partition_lookahead`] refuses a link without latency. Still to do: workload callbacks of one instant come in queue order (the built-in
-//! workloads do not depend on it: tested), the in-network units' reads of other switches' state
-//! (the multicast's load bulletin, `Context::switch_packets` in [`hardware`]), and the partitioned engine itself.
+//! [`Simulation::partition_lookahead`] refuses a link without latency. The engine is
+//! [`partition`] ([`Builder::build_partitioned`], [`Partitioned`]): blocks of routers in
+//! windows of the lookahead on a thread pool, for open-loop workloads so far. Still to do:
+//! closed workloads and programs (per-rank state in its node's block), the in-network units'
+//! reads of other switches' state (the multicast's load bulletin, `Context::switch_packets` in
+//! [`hardware`]), faults, and blocks as contiguous ranges of the arrays.
 //!
 //! # Building and running
 //! [`Builder`] checks every limit once and builds a [`Simulation`]; a run is started, stepped

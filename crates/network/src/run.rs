@@ -45,10 +45,9 @@ pub(crate) struct Running {
 /// `sync`, or the next instant when `sync` is 0.
 #[inline]
 pub(crate) fn next_sync_after(now: u64, sync: u64) -> u64 {
-    if sync > 0 {
-        (now / sync + 1) * sync
-    } else {
-        now + 1
+    match now.checked_div(sync) {
+        Some(k) => (k + 1) * sync,
+        None => now + 1,
     }
 }
 
@@ -264,6 +263,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         }
         let Running { hard_end, mut phase_end, watchdog, events: mut n, sync, mut next_sync, mut last, .. } = r;
         let mut discarded = 0;
+        // The earlier of the two moments the loop must look at besides handling events.
+        let mut next_check = phase_end.min(next_sync);
         let ended = loop {
             let c = &mut self.core;
             if LIMITED && c.queue.peek_time().is_some_and(|t| t.ps() > limit) {
@@ -278,7 +279,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 break true;
             };
             let now = now.ps();
-            if now >= phase_end.min(next_sync) {
+            if now >= next_check {
                 // The run crossed a multiple of `sync`: the stopping rules are judged on every
                 // event before it (this one is not handled if they end the run).
                 if now >= next_sync {
@@ -298,6 +299,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                     c.snapshot_counters(now, false);
                     phase_end = c.meter.next_phase(hard_end);
                 }
+                next_check = phase_end.min(next_sync);
             }
             #[cfg(feature = "seam-guard")]
             let step = self.core.guard_begin(self.core.home_of(&ev));
@@ -394,7 +396,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let Running { hard_end, mut phase_end, events: mut n, mut last, .. } = r;
         loop {
             let c = &mut self.core;
-            if !c.queue.peek_time().is_some_and(|t| t.ps() < end) {
+            if c.queue.peek_time().is_none_or(|t| t.ps() >= end) {
                 break;
             }
             let Some((now, ev)) = c.queue.pop() else { break };

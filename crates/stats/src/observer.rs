@@ -26,7 +26,16 @@ pub trait Observer {
     /// Output `port` waited for credit from `since` until `until` (when it sent again).
     #[inline(always)]
     fn on_credit_stall(&mut self, _port: PortId, _since: Time, _until: Time) {}
+    /// Whether it watches anything (a partitioned run, which cannot feed an observer yet,
+    /// refuses one that does).
+    fn watching(&self) -> bool {
+        true
+    }
 }
 
 /// No observer.
-impl Observer for () {}
+impl Observer for () {
+    fn watching(&self) -> bool {
+        false
+    }
+}

@@ -55,6 +55,23 @@ pub struct WorkloadReport {
     pub refused: Option<u64>,
 }
 
+impl WorkloadReport {
+    /// The report of a workload run as copies over the blocks of a partitioned run, from the
+    /// copies' reports (in block order): the counts add up, the rest is the first copy's.
+    pub fn merged(reports: impl IntoIterator<Item = WorkloadReport>) -> WorkloadReport {
+        let mut it = reports.into_iter();
+        let mut r = it.next().unwrap_or_default();
+        for o in it {
+            r.messages += o.messages;
+            r.refused = match (r.refused, o.refused) {
+                (Some(a), Some(b)) => Some(a + b),
+                (a, b) => a.or(b),
+            };
+        }
+        r
+    }
+}
+
 /// Calls `$body` with `$w` bound to the workload inside `$self`, whatever its variant: the one
 /// list of variants that every forwarding method below uses.
 macro_rules! each_workload {

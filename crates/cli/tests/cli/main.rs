@@ -15,6 +15,7 @@ mod perfetto;
 mod plots;
 mod resources;
 mod series_stream;
+mod threads;
 mod traces;
 mod viewer;
 

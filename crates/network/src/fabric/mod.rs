@@ -74,6 +74,9 @@ pub(crate) struct Fabric {
     /// Whether a grant looks the packet's next hop up (when the routing gives a single one)
     /// instead of leaving it to the packet's request at the next router.
     pub(crate) lookahead: bool,
+    /// Whether the run has faulty links or cut links (a partitioned run's): grants then take
+    /// the copy built for them (see `Core::grant`).
+    pub(crate) special: bool,
     /// Adaptive routing: head packets waiting for room on any of their hops (see
     /// [`crate::fabric::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
     pub(crate) sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,

@@ -146,6 +146,9 @@ pub(crate) const BUBBLE: u8 = 4;
 /// `InputVc::flags`: the head's request is an adaptive hop (it chooses again rather than wait
 /// for credit on it).
 pub(crate) const ADAPTIVE: u8 = 8;
+/// `InputVc::flags`: the sender feeding it is in another block of a partitioned run (its credit
+/// returns cross to that block; see [`crate::partition`]).
+pub(crate) const FROM_OTHER_BLOCK: u8 = 16;
 
 fabricsim_core::id_type!(
     /// An input VC buffer: `port * vcs + vc` over the global ports of the port graph (the
@@ -167,7 +170,7 @@ pub(crate) struct InputVc {
     /// VC the head asked for on its output.
     pub out_vc: u8,
     pub prio: u8,
-    /// [`BUSY`], [`BUBBLE`], [`ADAPTIVE`].
+    /// [`BUSY`], [`BUBBLE`], [`ADAPTIVE`], [`FROM_OTHER_BLOCK`].
     pub flags: u8,
     /// Channel class of the sender feeding this VC (its credits travel back with that
     /// class's credit latency).

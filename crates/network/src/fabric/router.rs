@@ -379,7 +379,7 @@ impl<O: Observer> Core<O> {
     /// hop when the faults' test was always in, BENCHMARKS.md session 18).
     #[inline(always)]
     fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
-        if self.faults.is_some() || self.cut.is_some() {
+        if self.fabric.special {
             self.grant_with::<true>(out, bit, q)
         } else {
             self.grant_with::<false>(out, bit, q)

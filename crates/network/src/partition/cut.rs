@@ -4,7 +4,7 @@
 //! (`fabric/link.rs`) and message completion call in here.
 
 use crate::fabric::link;
-use crate::fabric::records::InputVcId;
+use crate::fabric::records::{InputVcId, FROM_OTHER_BLOCK};
 use crate::packet::{Message, Packet, PacketId};
 use crate::sim::Core;
 use fabricsim_stats::Observer;
@@ -96,6 +96,18 @@ impl Cut {
 }
 
 impl<O: Observer> Core<O> {
+    /// Make this core block `me` of a partitioned run laid out by `layout`.
+    pub(crate) fn join_partition(&mut self, me: u32, layout: Arc<Layout>) {
+        let vcs = self.fabric.vcs;
+        for port in (0..self.graph.total_ports()).filter(|&p| layout.is_cut(p)) {
+            for q in port * vcs..(port + 1) * vcs {
+                self.fabric.vcq[q as usize].flags |= FROM_OTHER_BLOCK;
+            }
+        }
+        self.fabric.special = true;
+        self.cut = Some(Box::new(Cut::new(me, layout)));
+    }
+
     /// Packet `pkt` leaves over cut output `out` into input VC `ds_q` of a router of another
     /// block (its head and tail times as `link::forward` takes them; the sender's credit is
     /// already spent): it is sent there with what its destination needs of its message.
@@ -143,14 +155,15 @@ impl<O: Observer> Core<O> {
         link::arrive(&mut self.fabric.crossings, vcq, packets, &mut self.queue, pkt, cp.ds_q, cp.tail, cp.ready, cp.back_to_back);
     }
 
-    /// Whether input VC `q`'s sender is in another block: its credit returns are sent there.
+    /// Whether input VC `q`'s sender is in another block (flagged in the VC's record, which a
+    /// release has at hand): its credit returns are sent there.
     #[inline(always)]
     pub(crate) fn cut_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) -> bool {
-        let Some(cut) = self.cut.as_deref_mut() else { return false };
-        let port = self.fabric.vcs_div.div(q.0);
-        if !cut.layout.is_cut(port) {
+        if self.fabric.vcq[q.index()].flags & FROM_OTHER_BLOCK == 0 {
             return false;
         }
+        let cut = self.cut.as_deref_mut().expect("a VC fed from another block is in a partitioned run");
+        let port = self.fabric.vcs_div.div(q.0);
         let up = self.fabric.upstream[port as usize];
         let to = cut.layout.router_block[self.graph.owner[up as usize].index()];
         cut.out[to as usize].credits.push(CutCredit { q, bytes, at: now, silent });

@@ -26,10 +26,11 @@ use crate::meter::outcome::{Outcome, RunLimits};
 use crate::sim::Simulation;
 use crate::workload::Workload;
 use crate::HardwareSpec;
-use cut::{Cut, Layout, Outbox};
+use cut::{Layout, Outbox};
 use fabricsim_core::{ConfigError, SimError, Time};
 use fabricsim_stats::PortCounters;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// A partitioned run (see the module docs): one simulation per block.
 pub struct Partitioned<W: Workload> {
@@ -42,6 +43,21 @@ pub struct Partitioned<W: Workload> {
     end: Option<u64>,
     /// Packets that crossed from one block to another so far.
     crossed: u64,
+    timing: WindowTiming,
+}
+
+/// Where a partitioned run's wall time went (engine measurements: they vary run to run).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WindowTiming {
+    /// Windows run.
+    pub windows: u64,
+    /// Wall time inside windows (the blocks running), s.
+    pub window_s: f64,
+    /// Wall time between windows (exchanging what crossed, judging the stopping rules), s.
+    pub between_s: f64,
+    /// Each block's time handling its events, s: `window_s` minus it is that block's wait
+    /// for the slowest block of each window (and for its thread to start).
+    pub busy_s: Vec<f64>,
 }
 
 impl Builder<()> {
@@ -76,11 +92,12 @@ impl Builder<()> {
             if sim.core.faults.is_some() {
                 return Err(ConfigError::new("faults", "faulty links cannot be partitioned yet: run them with one thread").into());
             }
-            sim.core.cut = Some(Box::new(Cut::new(b, layout.clone())));
+            sim.core.join_partition(b, layout.clone());
             blocks.push(sim);
         }
         let sync = if layout.blocks > 1 { blocks[0].partition_lookahead()?.ps() } else { blocks[0].lookahead().map_or(0, |t| t.ps()) };
-        Ok(Partitioned { blocks, layout, sync, threads, end: None, crossed: 0 })
+        let timing = WindowTiming { busy_s: vec![0.0; blocks.len()], ..Default::default() };
+        Ok(Partitioned { blocks, layout, sync, threads, end: None, crossed: 0, timing })
     }
 }
 
@@ -132,12 +149,22 @@ impl<W: Workload + Send> Partitioned<W> {
         let mut windows = 0u64;
         let end = loop {
             let until = window_end.min(hard_end.saturating_add(1));
-            let blocks = &mut self.blocks;
+            let (blocks, busy) = (&mut self.blocks, &mut self.timing.busy_s);
+            let started = Instant::now();
             pool.install(|| {
                 use rayon::prelude::*;
-                blocks.par_iter_mut().try_for_each(|b| b.advance_block(until))
+                blocks.par_iter_mut().zip(busy.par_iter_mut()).try_for_each(|(b, busy)| {
+                    let t = Instant::now();
+                    let r = b.advance_block(until);
+                    *busy += t.elapsed().as_secs_f64();
+                    r
+                })
             })?;
+            let parallel = started.elapsed();
             self.exchange();
+            self.timing.windows += 1;
+            self.timing.window_s += parallel.as_secs_f64();
+            self.timing.between_s += (started.elapsed() - parallel).as_secs_f64();
             if let Some(e) = self.blocks.iter_mut().find_map(|b| b.core.error.take()) {
                 return Err(e);
             }
@@ -279,6 +306,11 @@ impl<W: Workload + Send> Partitioned<W> {
     /// Links cut by the partition (each direction counted).
     pub fn cut_links(&self) -> u64 {
         self.layout.cut_ports.iter().map(|w| w.count_ones() as u64).sum()
+    }
+
+    /// Where the run's wall time went: windows, the blocks' busy time, the exchanges.
+    pub fn timing(&self) -> &WindowTiming {
+        &self.timing
     }
 
     /// Packets that crossed a cut link so far.
