@@ -92,11 +92,7 @@ fn params_with(radix: u32, levels: u32, m: MulticastParams) -> (FatTree, Network
         terminal_latency: base.link_latency,
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
-        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams {
-            units: vec![DawningUnit::Multicast],
-            multicast: m,
-            ..Default::default()
-        }),
+        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams { units: vec![DawningUnit::Multicast], multicast: m, ..Default::default() }),
         seed: 5,
         ..base
     };
