@@ -33,7 +33,7 @@ pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
         "hardware.type=bgq_class_routes",
         "hardware.routes",
         "16",
-        "Blue Gene/Q class routes per node (also inputs, up_delay, down_delay, float_up_delay, float_down_delay)",
+        "Blue Gene/Q class routes per node (also inputs, up_delay, down_delay, float_up_delay, float_down_delay, barrier_up_delay, barrier_down_delay)",
     ),
     (
         "topology.type=fat_tree;routing.type=up_down;hardware.type=dawning_switch",
@@ -51,7 +51,7 @@ pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
         "topology.type=fat_tree;routing.type=up_down;hardware.type=dawning_switch",
         "hardware.multicast.root",
         "\"hlse\"",
-        "multicast root switch: \"hlse\", \"random\" or \"fixed\" (also rail, grb, copy_delay)",
+        "multicast root switch: \"hlse\", \"random\" or \"fixed\" (also rail, grb, copy_delay, grant_delay)",
     ),
     (
         "workload.type=pingpong",

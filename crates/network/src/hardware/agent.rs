@@ -65,6 +65,9 @@ pub(crate) struct Agents {
     pub(crate) copy_waits: HashMap<u32, Vec<u32>>,
     /// Outputs a multicast packet has reserved (taken off the Global Resource Bulletin).
     pub(crate) reserved: HashMap<u32, u32>,
+    /// Per output: when the last multicast's copy there has left (the output is back on the
+    /// bulletin then; the next multicast's copy follows a grant round trip later).
+    pub(crate) bulletin_back: HashMap<u32, u64>,
 }
 
 impl Agents {

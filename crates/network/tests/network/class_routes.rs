@@ -199,3 +199,53 @@ fn long_reductions_carry_their_values_and_late_broadcast_members_still_finish() 
     assert!(w.done.iter().all(|d| d.len() == 2));
     assert!(w.done[8][0] >= Time::from_ns(5_000));
 }
+
+/// The time the last member of a barrier or an 8 B floating-point allreduce on a ring of `n`
+/// nodes has it, with the class routes' parameters `p`.
+fn last_done(n: u32, p: ClassRouteParams, op: HwOp) -> Time {
+    let mut w = Rounds::barrier(n, 1, |_, _| Time::ZERO);
+    if op != HwOp::None {
+        (w.op, w.bytes) = (op, 8);
+    }
+    let hw = HardwareSpec::BgqClassRoutes(p);
+    let w = ok(run_rounds(vec![n], 2, w, None, |r, _, _| r, &move |_, q| NetworkParams { hardware: hw.clone(), buffer_bytes: 2048, ..q }));
+    w.done.iter().map(|d| d[0]).max().unwrap()
+}
+
+#[test]
+fn a_barrier_pays_the_logic_per_hop_up_and_down_the_tree() {
+    // Every node on the deepest path combines (up) or passes on (down) the barrier packet in
+    // its logic: the barrier grows by the tree's depth times the logic's cost up plus down.
+    let free = ClassRouteParams { barrier_up_delay: Time::ZERO, barrier_down_delay: Time::ZERO, ..ClassRouteParams::default() };
+    let logic = ClassRouteParams { barrier_up_delay: Time::from_ns(14), barrier_down_delay: Time::from_ns(4), ..free.clone() };
+    let mut depths = Vec::new();
+    for n in [2, 4, 7, 12] {
+        let t = Torus::new(vec![n], None, None).unwrap();
+        let all: Vec<u32> = (0..n).collect();
+        let depth = ClassTree::build(&t, &all, ClassTree::centre(&t, &all)).unwrap().depth() as u64;
+        let (a, b) = (last_done(n, free.clone(), HwOp::None), last_done(n, logic.clone(), HwOp::None));
+        assert_eq!(b, a + Time::from_ns(18 * depth), "{n} nodes, depth {depth}");
+        depths.push(depth);
+    }
+    assert!(depths.windows(2).all(|w| w[0] < w[1]), "the rings give trees of growing depth: {depths:?}");
+}
+
+#[test]
+fn a_barrier_with_the_float_combines_cost_trails_an_8_byte_allreduce_by_the_wire_time_only() {
+    // A barrier is a combine of a header-only packet: with the floating-point combine's cost
+    // per hop (the default), it differs from an 8 B floating-point allreduce only in the last
+    // packet's wire time, at every depth; with a free logic it gains 24 ns per level too.
+    let p = crate::common::params(2);
+    let tail = |bytes: u32| p.link_bandwidth.serialization(p.format.wire(bytes) as u64);
+    let d = ClassRouteParams::default();
+    assert_eq!((d.barrier_up_delay, d.barrier_down_delay), (d.float_up_delay, d.float_down_delay));
+    let free = ClassRouteParams { barrier_up_delay: Time::ZERO, barrier_down_delay: Time::ZERO, ..d.clone() };
+    for n in [3, 5, 9] {
+        let t = Torus::new(vec![n], None, None).unwrap();
+        let all: Vec<u32> = (0..n).collect();
+        let depth = ClassTree::build(&t, &all, ClassTree::centre(&t, &all)).unwrap().depth() as u64;
+        let reduce = last_done(n, d.clone(), HwOp::FloatSum);
+        assert_eq!(reduce, last_done(n, d.clone(), HwOp::None) + tail(8) - tail(0), "{n} nodes");
+        assert_eq!(reduce, last_done(n, free.clone(), HwOp::None) + tail(8) - tail(0) + Time::from_ns(24 * depth), "{n} nodes");
+    }
+}

@@ -1,7 +1,8 @@
 //! Dawning's switch multicast: a broadcast reaches every member once, copies leave a switch
 //! together, the Global Resource Bulletin prevents the deadlock that holding outputs one at a
-//! time runs into, concurrent broadcasts do not depend on the order of same-instant events, and
-//! the root choices spread broadcasts over the top switches (HLSE away from loaded ones).
+//! time runs into, consecutive multicasts on an output are a grant round trip apart, concurrent
+//! broadcasts do not depend on the order of same-instant events, and the root choices spread
+//! broadcasts over the top switches (HLSE away from loaded ones).
 
 use fabricsim_core::{SimError, Time};
 use fabricsim_network::multicast::{MulticastParams, RootChoice};
@@ -80,6 +81,10 @@ impl Workload for Casts {
 }
 
 fn params(radix: u32, levels: u32, grb: bool, root: RootChoice) -> (FatTree, NetworkParams) {
+    params_with(radix, levels, MulticastParams { rail: 0, grb, root, copy_delay: Time::from_ns(20), ..MulticastParams::default() })
+}
+
+fn params_with(radix: u32, levels: u32, m: MulticastParams) -> (FatTree, NetworkParams) {
     let tree = FatTree::new(radix, levels, 1, true).unwrap();
     let base = common::params(2);
     let p = NetworkParams {
@@ -87,11 +92,7 @@ fn params(radix: u32, levels: u32, grb: bool, root: RootChoice) -> (FatTree, Net
         terminal_latency: base.link_latency,
         terminal_router_delay: base.router_delay,
         nic_latency: Time::ZERO,
-        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams {
-            units: vec![DawningUnit::Multicast],
-            multicast: MulticastParams { rail: 0, grb, root, copy_delay: Time::from_ns(20) },
-            ..Default::default()
-        }),
+        hardware: HardwareSpec::DawningSwitch(DawningSwitchParams { units: vec![DawningUnit::Multicast], multicast: m, ..Default::default() }),
         seed: 5,
         ..base
     };
@@ -99,7 +100,10 @@ fn params(radix: u32, levels: u32, grb: bool, root: RootChoice) -> (FatTree, Net
 }
 
 fn run(radix: u32, levels: u32, grb: bool, root: RootChoice, w: Casts, shuffle: Option<u64>) -> (Result<(), SimError>, Casts, Vec<(u32, u64)>) {
-    let (tree, p) = params(radix, levels, grb, root);
+    run_with(params(radix, levels, grb, root), w, shuffle)
+}
+
+fn run_with((tree, p): (FatTree, NetworkParams), w: Casts, shuffle: Option<u64>) -> (Result<(), SimError>, Casts, Vec<(u32, u64)>) {
     let g = tree.build_graph();
     let routing = Routing::from(UpDown::new(tree, 2));
     let mut sim = Simulation::new(g, routing, p, w).unwrap();
@@ -230,4 +234,26 @@ fn a_broadcast_beside_saturating_unicast_takes_its_outputs_instead_of_starving()
     r.unwrap();
     let last = w.done[0].iter().map(|d| d.unwrap()).max().unwrap();
     assert!(last < Time::from_us(6), "the broadcast took until {last}");
+}
+
+#[test]
+fn consecutive_multicasts_on_an_output_are_a_grant_round_trip_apart() {
+    // Nodes 0 and 1 broadcast 64 B to nodes 6 and 7 of one switch at once: one takes both
+    // outputs, the other can ask for them only when the first one's copies have left (12.8 ns
+    // of wire), and leaves `grant_delay` later. Its members finish that much after the first's;
+    // a broadcast alone on its outputs pays nothing for it (see the one-switch test).
+    let ser = Time(12_800);
+    let mut gaps = Vec::new();
+    for gap in [Time::ZERO, Time(25_600), Time::from_ns(100)] {
+        let m = MulticastParams { grant_delay: gap, copy_delay: Time::from_ns(20), ..MulticastParams::default() };
+        let w = Casts::new(vec![vec![0, 6, 7], vec![1, 6, 7]], vec![Time::ZERO, Time::ZERO], 64);
+        let (r, w, _) = run_with(params_with(8, 1, m), w, None);
+        r.unwrap_or_else(|e| panic!("grant delay {gap}: {e}"));
+        let (a, b) = (w.done[0][1].unwrap(), w.done[1][1].unwrap());
+        assert_eq!((w.done[0][1], w.done[1][1]), (w.done[0][2], w.done[1][2]), "copies leave together");
+        let (first, second) = (a.min(b), a.max(b));
+        assert_eq!(second - first, ser + gap, "grant delay {gap}");
+        gaps.push(second - first);
+    }
+    assert!(gaps[0] < gaps[1] && gaps[1] < gaps[2]);
 }

@@ -7,7 +7,10 @@
 //! children and from its own node (the message unit streams the local contribution in at the
 //! engine's rate), combines them (`up_delay`, or `float_up_delay` for floating point) and sends
 //! the result to its parent; the root turns it round, and going down each node passes chunk
-//! `k` to its children and its own node (`down_delay` / `float_down_delay`). A member is done
+//! `k` to its children and its own node (`down_delay` / `float_down_delay`). A barrier is a
+//! combine of one header-only packet through the same logic: each node ORs its inputs and
+//! sends a new barrier packet on when the OR changes, at the logic's cost per hop
+//! (`barrier_up_delay`, `barrier_down_delay`). A member is done
 //! when its last chunk's tail is in (a reduce: the root; the others once the tail of their
 //! part has gone up): like a message, a collective pays its last chunk's wire time once, so a
 //! 512 B allreduce takes a 512 B packet's serialisation longer than an 8 B one.
@@ -305,7 +308,7 @@ impl ClassRoutes {
                 self.combine_up(cx, x, info);
             }
             Step::Arrive { up: false, .. } => {
-                let delay = if float { cr.p.float_down_delay } else { cr.p.down_delay }.ps();
+                let delay = cr.p.logic_delay(info.kind, float, false).ps();
                 let ne = cr.events.insert(Entry { step: Step::Send { up: false }, ..x });
                 cx.schedule(now + delay, ne);
             }
@@ -372,13 +375,7 @@ impl ClassRoutes {
         }
         // Combining costs its delay where signals come in over links (a leaf only passes
         // its own data on): once per hop.
-        let delay = if need == 1 {
-            0
-        } else if float {
-            cr.p.float_up_delay.ps()
-        } else {
-            cr.p.up_delay.ps()
-        };
+        let delay = if need == 1 { 0 } else { cr.p.logic_delay(info.kind, float, true).ps() };
         let ne = cr.events.insert(Entry { step: Step::Send { up: true }, value, ..x });
         cx.schedule(now + delay, ne);
     }

@@ -51,7 +51,9 @@ impl RootChoice {
 
 /// Dawning's multicast in the switches (`[hardware.multicast]` of `type = "dawning_switch"` in
 /// a scenario). Defaults: the Global Resource Bulletin on, HLSE root choice, 20 ns of copying
-/// over a unicast hop (the paper's 150 ns multicast against 130 ns unicast switch latency).
+/// over a unicast hop (the paper's 150 ns multicast against 130 ns unicast switch latency), and
+/// a grant round trip of four switch cycles (25.6 ns) between consecutive multicasts on an
+/// output.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MulticastParams {
@@ -65,11 +67,17 @@ pub struct MulticastParams {
     pub root: RootChoice,
     /// Extra time a copying switch takes over a unicast hop.
     pub copy_delay: Time,
+    /// With the bulletin: the time from the end of a multicast's transmission on an output to
+    /// the first byte of the next multicast there. Its outputs go back on the bulletin only
+    /// when its copies have left, and only then can the next multicast that needs one of them
+    /// request, win the arbitration, be taken off the bulletin and be read from its input
+    /// queue (unicast arbitration overlaps the transmission before it; this cannot).
+    pub grant_delay: Time,
 }
 
 impl Default for MulticastParams {
     fn default() -> Self {
-        MulticastParams { rail: 0, grb: true, root: RootChoice::default(), copy_delay: Time::from_ns(20) }
+        MulticastParams { rail: 0, grb: true, root: RootChoice::default(), copy_delay: Time::from_ns(20), grant_delay: Time(25_600) }
     }
 }
 

@@ -9,9 +9,13 @@
 //! and only when none of them is taken by another multicast packet: a multicast either has all
 //! its outputs or none, so multicasts never wait on each other in a cycle. A taken output grants
 //! no unicast packet; it finishes the one it is sending, and when every output of the multicast
-//! is idle and has credit, the copies leave together and the outputs return to the bulletin. (A
-//! multicast that waited for all its outputs to be idle at one instant, without taking them,
-//! would rarely find them so under unicast load: at 60% load it starved for milliseconds.)
+//! is idle and has credit, the copies leave together. The outputs return to the bulletin when
+//! the copies have left (their tails out), and a multicast that needs one of them again can
+//! only then request it: its copies follow `grant_delay` after (request, arbitration, removal
+//! from the bulletin, the read from its input queue), where a unicast packet's arbitration
+//! overlaps the transmission before it. (A multicast that waited for all its outputs to be idle
+//! at one instant, without taking them, would rarely find them so under unicast load: at 60%
+//! load it starved for milliseconds.)
 //!
 //! Without it, the packet takes each output as that output frees and holds it (idle) until it
 //! has them all: two multicasts that each hold an output the other wants then wait forever.
@@ -96,7 +100,10 @@ impl<O: Observer> Core<O> {
         let mut order: Vec<(u32, u32)> =
             list.iter().map(|&w| (self.packets.get(self.agents.as_deref().unwrap().copies[&w].pkt).q.0 - qbase, w)).collect();
         order.sort_unstable_by_key(|&(bit, _)| (bit + 128 - rr - 1) % 128);
-        let grb = self.hardware.get::<Multicast>().unwrap().p.grb;
+        let (grb, gap) = {
+            let p = &self.hardware.get::<Multicast>().unwrap().p;
+            (p.grb, p.grant_delay.ps())
+        };
         for (bit, w) in order {
             let c = self.agents.as_deref().unwrap().copies[&w].clone();
             let p = *self.packets.get(c.pkt);
@@ -113,13 +120,15 @@ impl<O: Observer> Core<O> {
             let ready = |core: &mut Self, o: u32| core.fabric.outs[o as usize].busy_until <= now && credit(core, o);
             if grb {
                 let agents = self.agents.as_deref_mut().unwrap();
+                // An output is back on the bulletin once the last multicast's copy has left it.
+                let back = |agents: &crate::hardware::agent::Agents, o: &u32| agents.bulletin_back.get(o).copied().unwrap_or(0);
                 match agents.reserved.get(&out) {
                     // Taken by another multicast: this one waits for it to go.
                     Some(&other) if other != w => continue,
                     Some(_) => {}
                     None => {
                         // All its outputs on the bulletin, and credit on each.
-                        if c.outs.iter().any(|o| agents.reserved.contains_key(o)) {
+                        if c.outs.iter().any(|o| agents.reserved.contains_key(o) || back(agents, o) > now) {
                             continue;
                         }
                         let mut all = true;
@@ -136,7 +145,10 @@ impl<O: Observer> Core<O> {
                         self.fabric.outs[out as usize].rr = bit as u8;
                     }
                 }
-                let mut all = true;
+                // The copies leave a grant round trip after the outputs came back.
+                let agents = self.agents.as_deref().unwrap();
+                let granted = c.outs.iter().filter_map(|o| agents.bulletin_back.get(o)).all(|&b| b + gap <= now);
+                let mut all = granted;
                 for &o in &c.outs {
                     all &= ready(self, o);
                 }
@@ -186,7 +198,10 @@ impl<O: Observer> Core<O> {
         let p = *self.packets.get(c.pkt);
         self.take_head(p.q, c.pkt);
         let vc = (p.q.0 % self.fabric.vcs) as u8;
-        let extra = self.hardware.get::<Multicast>().unwrap().p.copy_delay.ps();
+        let (extra, gap) = {
+            let p = &self.hardware.get::<Multicast>().unwrap().p;
+            (p.copy_delay.ps(), if p.grb { p.grant_delay.ps() } else { 0 })
+        };
         let m = *self.nics.messages.get(p.msg);
         let mut end = now;
         for &out in &c.outs {
@@ -198,6 +213,12 @@ impl<O: Observer> Core<O> {
             let copy = self.packets.insert(Packet { seq, msg, next: PacketId::NIL, out: NIL, out_vc: vc, armed: false, hint: MCAST_HINT, ..p });
             self.name_receiver(copy, out);
             self.launch(out, copy, vc, finish, extra);
+            if gap > 0 {
+                // Back on the bulletin at `finish`; a multicast waiting for it then may send
+                // a grant round trip later (the output arbitrates again then).
+                self.agents.as_deref_mut().unwrap().bulletin_back.insert(out, finish);
+                self.queue.schedule(Time(finish + gap), Ev::AgentFree(out));
+            }
         }
         // The original's buffer frees when the last copy has left.
         self.packets.get_mut(c.pkt).out = c.outs[0];
