@@ -86,7 +86,7 @@ pub fn check(trace: Arc<dyn Source>, unit: CalcUnit) -> Result<TraceStats, GoalE
     }
     if !run.finished() {
         if let Some((r, (i, what))) = (0..trace.ranks()).find_map(|r| run.blocked_at(r).map(|b| (r, b))) {
-            let stuck = (0..trace.ranks()).filter(|&r| run.blocked_at(r).is_some()).count();
+            let stuck = run.unfinished();
             let more = if stuck > 1 { format!(" ({} more rank(s) stuck)", stuck - 1) } else { String::new() };
             return Err(GoalError::new(run.line(i), format!("deadlock even without a network: rank {r}: {what}{more}")));
         }

@@ -15,6 +15,27 @@ use std::sync::Arc;
 /// No operation.
 const NONE: u32 = u32::MAX;
 
+/// Hashes an operation index with one multiplication (the maps are keyed by indices the
+/// trace chose, not by an adversary).
+#[derive(Default, Clone, Copy)]
+struct IndexHash(u64);
+
+impl std::hash::Hasher for IndexHash {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ b as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.0 = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type IndexMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<IndexHash>>;
+
 /// One rank in progress: its core, its receives and the messages no receive has taken yet.
 #[derive(Debug, Default)]
 struct RankState {
@@ -43,9 +64,9 @@ pub struct TraceRun {
     reader: RefCell<Box<dyn OpReader>>,
     unit: CalcUnit,
     /// Operations with dependencies met in part: how many are left.
-    pending: HashMap<u32, u32>,
+    pending: IndexMap<u32>,
     /// Operations started and not done.
-    live: HashMap<u32, Rec>,
+    live: IndexMap<Rec>,
     ranks: Vec<RankState>,
     done_at: Vec<Time>,
     calc: Vec<Time>,
@@ -74,8 +95,8 @@ impl TraceRun {
         let remaining = ranks.iter().filter(|s| s.left > 0).count() as u32;
         TraceRun {
             reader: RefCell::new(Arc::clone(&trace).reader()),
-            pending: HashMap::new(),
-            live: HashMap::new(),
+            pending: IndexMap::default(),
+            live: IndexMap::default(),
             ranks,
             done_at: vec![Time::ZERO; n],
             calc: vec![Time::ZERO; n],
@@ -230,6 +251,11 @@ impl TraceRun {
         }
     }
 
+    /// Ranks not done.
+    pub fn unfinished(&self) -> usize {
+        self.ranks.iter().filter(|s| s.left > 0).count()
+    }
+
     /// Sends whose message arrived and no receive took: (receiving rank, send), at most `max`.
     pub fn unreceived(&self, max: usize) -> Vec<(u32, u32)> {
         self.ranks.iter().enumerate().flat_map(|(r, s)| s.unexpected.iter().map(move |&(_, _, j)| (r as u32, j))).take(max).collect()
@@ -288,12 +314,10 @@ impl JobRun for TraceRun {
 impl Workload for TraceRun {
     fn start(&mut self, api: &mut Api) {
         // Operations without dependencies start first, by rank, in file order.
+        let mut roots = Vec::new();
         for r in 0..self.trace.ranks() {
-            for i in self.trace.range(r) {
-                if self.reader.get_mut().rec(i).deps == 0 {
-                    self.work.push_back((r, i));
-                }
-            }
+            self.reader.get_mut().roots(r, self.trace.range(r), &mut roots);
+            self.work.extend(roots.iter().map(|&i| (r, i)));
         }
         self.drain(api);
     }

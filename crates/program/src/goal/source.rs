@@ -76,6 +76,12 @@ pub trait OpReader: Send {
     /// The successors of an operation (see [`Rec`]; each with [`IREQ`] for `irequires`),
     /// into `out` (cleared first).
     fn successors(&mut self, rec: &Rec, out: &mut Vec<u32>);
+    /// Rank `r`'s operations without dependencies (its range is `range`), in file order, into
+    /// `out` (cleared first).
+    fn roots(&mut self, _r: u32, range: std::ops::Range<u32>, out: &mut Vec<u32>) {
+        out.clear();
+        out.extend(range.filter(|&i| self.rec(i).deps == 0));
+    }
 }
 
 impl Source for Trace {

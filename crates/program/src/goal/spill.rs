@@ -16,10 +16,11 @@ use std::sync::Arc;
 /// Bytes of one operation's record.
 const REC: usize = 36;
 /// Records per cached chunk, and successors per cached chunk.
-const REC_CHUNK: usize = 8;
+const REC_CHUNK: usize = 16;
 const SUCC_CHUNK: usize = 16;
 
-/// A trace checked and spilled to two temporary files (deleted when it is dropped).
+/// A trace checked and spilled to three temporary files (records, successors, and each
+/// rank's operations without dependencies) (deleted when it is dropped).
 #[derive(Debug)]
 pub struct Spilled {
     ranks: u32,
@@ -29,16 +30,38 @@ pub struct Spilled {
     edges: u32,
     recs: Arc<File>,
     succ: Arc<File>,
+    /// Per rank, where its operations without dependencies are in `roots` and how many.
+    root_range: Vec<(u32, u32)>,
+    roots: Arc<File>,
 }
 
 /// Read and check a trace from `input`, line by line, into temporary files.
 pub fn spill(input: impl BufRead) -> Result<Spilled, GoalError> {
     let tmp = || tempfile::tempfile().map_err(|e| GoalError::new(0, format!("cannot make a temporary file for the trace: {e}")));
-    let w = Writer { ranks: 0, range: Vec::new(), len: 0, edges: 0, recs: BufWriter::new(tmp()?), succ: BufWriter::new(tmp()?) };
+    let w = Writer {
+        ranks: 0,
+        range: Vec::new(),
+        len: 0,
+        edges: 0,
+        recs: BufWriter::new(tmp()?),
+        succ: BufWriter::new(tmp()?),
+        root_range: Vec::new(),
+        root_count: 0,
+        roots: BufWriter::new(tmp()?),
+    };
     let (w, counts) = read_into(input, w)?;
-    let done = |b: BufWriter<File>| b.into_inner().map_err(|e| GoalError::new(0, format!("cannot write the trace's temporary file: {e}")));
-    let (recs, succ) = (done(w.recs)?, done(w.succ)?);
-    Ok(Spilled { ranks: w.ranks, range: w.range, counts, len: w.len, edges: w.edges, recs: Arc::new(recs), succ: Arc::new(succ) })
+    let done = |b: BufWriter<File>| b.into_inner().map(Arc::new).map_err(|e| GoalError::new(0, format!("cannot write the trace's temporary file: {e}")));
+    Ok(Spilled {
+        ranks: w.ranks,
+        range: w.range,
+        counts,
+        len: w.len,
+        edges: w.edges,
+        recs: done(w.recs)?,
+        succ: done(w.succ)?,
+        root_range: w.root_range,
+        roots: done(w.roots)?,
+    })
 }
 
 impl Spilled {
@@ -52,7 +75,7 @@ impl Spilled {
     }
     /// Bytes the trace takes in its temporary files.
     pub fn spill_bytes(&self) -> u64 {
-        self.len as u64 * REC as u64 + self.edges as u64 * 4
+        self.len as u64 * REC as u64 + self.edges as u64 * 4 + self.root_range.iter().map(|r| r.1 as u64 * 4).sum::<u64>()
     }
 }
 
@@ -64,12 +87,16 @@ struct Writer {
     edges: u32,
     recs: BufWriter<File>,
     succ: BufWriter<File>,
+    root_range: Vec<(u32, u32)>,
+    root_count: u32,
+    roots: BufWriter<File>,
 }
 
 impl Sink for Writer {
     fn ranks(&mut self, n: u32) {
         self.ranks = n;
         self.range = vec![(0, 0); n as usize];
+        self.root_range = vec![(0, 0); n as usize];
     }
     fn block(&mut self, b: &Block) -> Result<(), String> {
         let io = |e: std::io::Error| format!("cannot write the trace's temporary file: {e}");
@@ -77,7 +104,13 @@ impl Sink for Writer {
             let (a, z) = (b.succ_start[k], b.succ_start[k + 1]);
             let rec = Rec { op: *op, line: b.lines[k], deps: b.deps[k], succ_start: self.edges + a, succ_count: z - a };
             self.recs.write_all(&encode(&rec)).map_err(io)?;
+            if rec.deps == 0 {
+                self.roots.write_all(&(b.first + k as u32).to_le_bytes()).map_err(io)?;
+            }
         }
+        let roots = b.deps.iter().filter(|&&d| d == 0).count() as u32;
+        self.root_range[b.rank as usize] = (self.root_count, roots);
+        self.root_count += roots;
         for &s in b.succ {
             self.succ.write_all(&s.to_le_bytes()).map_err(io)?;
         }
@@ -126,11 +159,11 @@ impl Source for Spilled {
         self.counts
     }
     fn heap_bytes(&self) -> usize {
-        self.range.capacity() * 8
+        (self.range.capacity() + self.root_range.capacity()) * 8
     }
     fn reader(self: Arc<Self>) -> Box<dyn OpReader> {
         // A few chunk slots per rank (direct-mapped: a slot holds whichever chunk last used it).
-        let slots = (4 * self.ranks as usize).next_power_of_two().max(1024);
+        let slots = (2 * self.ranks as usize).next_power_of_two().max(1024);
         Box::new(SpillReader {
             rtag: vec![u32::MAX; slots],
             rbuf: vec![0; slots * REC_CHUNK * REC],
@@ -193,5 +226,13 @@ impl OpReader for SpillReader {
             out.extend_from_slice(&self.sbuf[slot * SUCC_CHUNK + i % SUCC_CHUNK..slot * SUCC_CHUNK + (stop - chunk * SUCC_CHUNK)]);
             i = stop;
         }
+    }
+
+    fn roots(&mut self, r: u32, _range: std::ops::Range<u32>, out: &mut Vec<u32>) {
+        let (at, n) = self.trace.root_range[r as usize];
+        self.bytes.resize(n as usize * 4, 0);
+        read_at(&self.trace.roots, &mut self.bytes, at as u64 * 4);
+        out.clear();
+        out.extend(self.bytes.chunks_exact(4).map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes"))));
     }
 }
