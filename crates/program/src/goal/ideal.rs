@@ -93,10 +93,7 @@ pub fn check(trace: Arc<dyn Source>, unit: CalcUnit) -> Result<TraceStats, GoalE
     }
     if let Some(&(r, j)) = run.unreceived(1).first() {
         let o = run.op(j);
-        return Err(GoalError::new(
-            run.line(j),
-            format!("send {}b to {r} tag {} is never received (no recv of rank {r} matches it)", o.size, o.tag),
-        ));
+        return Err(GoalError::new(run.line(j), format!("send {}b to {r} tag {} is never received (no recv of rank {r} matches it)", o.size, o.tag)));
     }
     let c = trace.counts();
     Ok(TraceStats {

@@ -62,6 +62,6 @@ pub use spill::{spill, Spilled};
 pub use trace::{CalcUnit, GoalError, GoalOp, Kind, Trace, ANY, IREQ};
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod stream_tests;
+#[cfg(test)]
+mod tests;

@@ -67,7 +67,6 @@ pub fn read(input: impl BufRead) -> Result<Trace, GoalError> {
 
 /// Read a trace from `input` into `sink`, line by line: the sink and the trace's totals.
 pub(crate) fn read_into<S: Sink>(mut input: impl BufRead, sink: S) -> Result<(S, Counts), GoalError> {
-
     let mut r = Reader {
         sink,
         counts: Default::default(),
@@ -405,15 +404,7 @@ impl<S: Sink> Reader<S> {
         }
         self.dep_count.clear();
         self.dep_count.extend(self.dep_start.windows(2).map(|w| w[1] - w[0]));
-        let b = Block {
-            rank,
-            first,
-            ops: &self.ops,
-            lines: &self.lines,
-            deps: &self.dep_count,
-            succ_start: &self.succ_start,
-            succ: &self.succ,
-        };
+        let b = Block { rank, first, ops: &self.ops, lines: &self.lines, deps: &self.dep_count, succ_start: &self.succ_start, succ: &self.succ };
         self.sink.block(&b).map_err(|m| GoalError::new(no, m))?;
         self.block = None;
         self.ops.clear();

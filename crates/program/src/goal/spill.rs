@@ -50,7 +50,8 @@ pub fn spill(input: impl BufRead) -> Result<Spilled, GoalError> {
         roots: BufWriter::new(tmp()?),
     };
     let (w, counts) = read_into(input, w)?;
-    let done = |b: BufWriter<File>| b.into_inner().map(Arc::new).map_err(|e| GoalError::new(0, format!("cannot write the trace's temporary file: {e}")));
+    let done =
+        |b: BufWriter<File>| b.into_inner().map(Arc::new).map_err(|e| GoalError::new(0, format!("cannot write the trace's temporary file: {e}")));
     Ok(Spilled {
         ranks: w.ranks,
         range: w.range,
