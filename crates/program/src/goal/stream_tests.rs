@@ -50,7 +50,7 @@ fn replay(trace: Arc<dyn Source>, seed: u64) -> Outcome {
             // Deliver one of the next few posted messages (out of order now and then).
             let k = next + rng.below((nic.posted.len() - next).min(3) as u64) as usize;
             nic.posted.swap(next, k);
-            nic.now = nic.now + Time::from_ns(rng.below(5));
+            nic.now += Time::from_ns(rng.below(5));
             nic.deliver(&mut w, next);
             next += 1;
         } else if !nic.fire_next(&mut w) {
