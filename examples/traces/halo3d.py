@@ -7,7 +7,7 @@ from each; the next calc requires the six receives of the iteration before. Tags
 iteration * 6 + direction, so messages of different iterations never match each other.
 
     python3 examples/traces/halo3d.py 2 2 2 --iters 2 > examples/traces/halo-8.goal
-    python3 examples/traces/halo3d.py 32 32 16 --iters 47 > /tmp/halo-16k.goal   # 9.8M operations
+    python3 examples/traces/halo3d.py 32 32 16 --iters 47 > /tmp/halo-16k.goal   # 10.0M operations (docs/traces.md, Scale)
 """
 import argparse
 import sys

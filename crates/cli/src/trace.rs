@@ -39,7 +39,8 @@ pub(crate) fn run(cmd: TraceCmd) -> Result<(), Error> {
             println!("bytes sent     {}", s.bytes);
             println!("calc           {} units of {unit}", s.calc_units);
             println!("critical path  {:.3} us without the network", s.critical_path_ps as f64 / 1e6);
-            println!("memory         {:.3} MB for the trace", s.memory_bytes as f64 / 1e6);
+            println!("memory         {:.3} MB for the trace (its operations stream from a temporary file)", s.memory_bytes as f64 / 1e6);
+            println!("in flight      at most {} operations held at once", s.peak_held_ops);
         }
     }
     Ok(())

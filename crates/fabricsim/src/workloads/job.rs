@@ -29,7 +29,7 @@ pub enum Work {
     /// A GOAL trace read from `file`, its calcs in units of `unit`, with what its check
     /// without a network found (the critical path).
     Trace {
-        trace: std::sync::Arc<fabricsim_program::goal::Trace>,
+        trace: std::sync::Arc<dyn fabricsim_program::goal::Source>,
         file: PathBuf,
         unit: fabricsim_program::goal::CalcUnit,
         stats: fabricsim_program::goal::TraceStats,

@@ -77,12 +77,14 @@ impl TraceSpec {
     }
 }
 
-/// Read and check the GOAL file at `path` (streamed, line by line); errors name the file, the
-/// line and the value.
-pub fn read(path: &std::path::Path, unit: CalcUnit) -> Result<(Arc<goal::Trace>, goal::TraceStats), String> {
+/// Read and check the GOAL file at `path`, streamed: line by line, each rank block checked as
+/// it closes and spilled to a temporary file, which replays read back as they go (so memory
+/// grows with the ranks and the operations in flight, not with the trace). Errors name the
+/// file, the line and the value.
+pub fn read(path: &std::path::Path, unit: CalcUnit) -> Result<(Arc<dyn goal::Source>, goal::TraceStats), String> {
     let f = std::fs::File::open(path).map_err(|e| format!("'{}': {e}", path.display()))?;
-    let trace = goal::read(std::io::BufReader::with_capacity(1 << 16, f)).map_err(|e| format!("'{}' {e}", path.display()))?;
-    let trace = Arc::new(trace);
-    let stats = goal::check(&trace, unit).map_err(|e| format!("'{}' {e}", path.display()))?;
+    let trace = goal::spill(std::io::BufReader::with_capacity(1 << 16, f)).map_err(|e| format!("'{}' {e}", path.display()))?;
+    let trace: Arc<dyn goal::Source> = Arc::new(trace);
+    let stats = goal::check(Arc::clone(&trace), unit).map_err(|e| format!("'{}' {e}", path.display()))?;
     Ok((trace, stats))
 }

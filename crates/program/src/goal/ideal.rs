@@ -3,7 +3,8 @@
 //! network (a receive never matched, a send never received).
 
 use super::replay::TraceRun;
-use super::trace::{CalcUnit, GoalError, Kind, Trace};
+use super::source::Source;
+use super::trace::{CalcUnit, GoalError};
 use crate::job_run::JobRun;
 use fabricsim_core::{NodeId, Time};
 use fabricsim_nic::{Api, Delivered, Message, Nic, Rank, Workload};
@@ -31,8 +32,11 @@ pub struct TraceStats {
     /// The critical path without a network: messages arrive the instant they are sent, calcs
     /// last their units (a rank's calcs one at a time).
     pub critical_path_ps: u64,
-    /// Bytes the trace takes in memory.
+    /// Bytes the trace takes in memory (for a trace streamed from a temporary file, only the
+    /// index of its ranks).
     pub memory_bytes: u64,
+    /// The most operations the check held at once (see [`TraceRun::held`]).
+    pub peak_held_ops: u64,
 }
 
 /// A NIC that delivers every message the instant it is posted.
@@ -65,8 +69,8 @@ impl Nic for Instant {
 
 /// Check `trace` by replaying it without a network (calc units of `unit`): its statistics, or
 /// the first matching problem, naming the line (a receive never matched, a send never received).
-pub fn check(trace: &Arc<Trace>, unit: CalcUnit) -> Result<TraceStats, GoalError> {
-    let mut run = TraceRun::new(Arc::clone(trace), unit);
+pub fn check(trace: Arc<dyn Source>, unit: CalcUnit) -> Result<TraceStats, GoalError> {
+    let mut run = TraceRun::new(Arc::clone(&trace), unit);
     let mut nic = Instant { now: Time::ZERO, ranks: trace.ranks(), posted: VecDeque::new(), timers: BinaryHeap::new(), seq: 0 };
     run.start(&mut Api::new(&mut nic));
     loop {
@@ -82,42 +86,26 @@ pub fn check(trace: &Arc<Trace>, unit: CalcUnit) -> Result<TraceStats, GoalError
     }
     if !run.finished() {
         if let Some((r, (i, what))) = (0..trace.ranks()).find_map(|r| run.blocked_at(r).map(|b| (r, b))) {
-            let stuck = (0..trace.ranks()).filter(|&r| run.blocked_at(r).is_some()).count();
+            let stuck = run.unfinished();
             let more = if stuck > 1 { format!(" ({} more rank(s) stuck)", stuck - 1) } else { String::new() };
-            return Err(GoalError::new(trace.line(i), format!("deadlock even without a network: rank {r}: {what}{more}")));
+            return Err(GoalError::new(run.line(i), format!("deadlock even without a network: rank {r}: {what}{more}")));
         }
     }
     if let Some(&(r, j)) = run.unreceived(1).first() {
-        let o = trace.op(j);
-        return Err(GoalError::new(
-            trace.line(j),
-            format!("send {}b to {r} tag {} is never received (no recv of rank {r} matches it)", o.size, o.tag),
-        ));
+        let o = run.op(j);
+        return Err(GoalError::new(run.line(j), format!("send {}b to {r} tag {} is never received (no recv of rank {r} matches it)", o.size, o.tag)));
     }
-    let mut s = TraceStats {
+    let c = trace.counts();
+    Ok(TraceStats {
         ranks: trace.ranks(),
-        sends: 0,
-        recvs: 0,
-        calcs: 0,
-        dependencies: trace.edges() as u64,
-        bytes: 0,
-        calc_units: 0,
+        sends: c.sends,
+        recvs: c.recvs,
+        calcs: c.calcs,
+        dependencies: c.edges,
+        bytes: c.bytes,
+        calc_units: c.calc_units,
         critical_path_ps: run.done_at().iter().max().map_or(0, |t| t.ps()),
         memory_bytes: trace.heap_bytes() as u64,
-    };
-    for i in 0..trace.len() as u32 {
-        let o = trace.op(i);
-        match o.kind {
-            Kind::Send => {
-                s.sends += 1;
-                s.bytes += o.size;
-            }
-            Kind::Recv => s.recvs += 1,
-            Kind::Calc => {
-                s.calcs += 1;
-                s.calc_units += o.size;
-            }
-        }
-    }
-    Ok(s)
+        peak_held_ops: run.peak_held() as u64,
+    })
 }

@@ -35,22 +35,33 @@
 //! * A rank is done when all its operations are; a trace that cannot finish is reported as a
 //!   deadlock naming each stuck rank's operation and line, never a hang.
 //!
-//! **Memory**: 24 bytes per operation, 4 for its line, 4 for its row of successors, 4 per
-//! dependency; a replay adds 5 bytes per operation and, per rank, its queues of receives and
-//! messages not yet matched. The text is read line by line, never held.
+//! **Memory**: the text is read line by line, never held, and checked one rank block at a
+//! time. [`spill`] (what files are read with) writes each checked block to temporary files,
+//! 36 bytes per operation and 4 per dependency, and keeps 8 bytes per rank; [`read`] keeps the
+//! whole trace in memory instead (24 bytes per operation, 4 for its line, 4 for its row of
+//! successors, 4 per dependency): the reference the spilled replay is tested against. A
+//! replay ([`TraceRun`]) holds only the operations in flight (see [`TraceRun::held`]) and, per
+//! rank, its queues of receives and messages not yet matched; a spilled trace's reader adds a
+//! cache of a few chunks of records per rank.
 
 mod cycles;
 pub mod export;
 pub mod ideal;
 pub mod parse;
 pub mod replay;
+pub mod source;
+pub mod spill;
 pub mod trace;
 
 pub use export::{write, ExportError};
 pub use ideal::{check, TraceStats};
 pub use parse::{parse, read};
 pub use replay::TraceRun;
+pub use source::{Counts, OpReader, Rec, Source};
+pub use spill::{spill, Spilled};
 pub use trace::{CalcUnit, GoalError, GoalOp, Kind, Trace, ANY, IREQ};
 
+#[cfg(test)]
+mod stream_tests;
 #[cfg(test)]
 mod tests;

@@ -1,8 +1,10 @@
-//! The GOAL reader: lines in, a [`Trace`] out. It reads line by line (a trace is never held
-//! as text), keeps one rank's label table at a time, and checks each rank block as it closes:
-//! labels resolved, dependencies in compressed rows, no cycle.
+//! The GOAL reader: lines in, rank blocks out to a [`Sink`] (a [`Trace`] in memory, or a
+//! spill file). It reads line by line (a trace is never held as text), keeps one rank's block
+//! at a time, and checks each block as it closes: labels resolved, dependencies in compressed
+//! rows, no cycle.
 
 use super::cycles::find_cycle;
+use super::source::Counts;
 use super::trace::{GoalError, GoalOp, Kind, Trace, ANY, IREQ, MAX_OPS};
 use std::collections::HashMap;
 use std::io::BufRead;
@@ -13,9 +15,78 @@ pub const MAX_RANKS: u32 = 1 << 24;
 /// No operation (a label named but not defined yet).
 const NONE: u32 = u32::MAX;
 
+/// One rank's block, checked: operations `first..first + ops.len()` of the trace.
+pub(crate) struct Block<'a> {
+    pub rank: u32,
+    pub first: u32,
+    pub ops: &'a [GoalOp],
+    pub lines: &'a [u32],
+    /// Per operation, its dependency count.
+    pub deps: &'a [u32],
+    /// Per operation `k`, its successors `succ[succ_start[k]..succ_start[k + 1]]` (indices
+    /// over the whole trace, with [`IREQ`] for `irequires`).
+    pub succ_start: &'a [u32],
+    pub succ: &'a [u32],
+}
+
+/// Where the reader puts what it reads.
+pub(crate) trait Sink {
+    /// `num_ranks n` was read.
+    fn ranks(&mut self, n: u32);
+    /// A block closed, checked (an error: a message about writing it).
+    fn block(&mut self, b: &Block) -> Result<(), String>;
+}
+
+impl Sink for Trace {
+    fn ranks(&mut self, n: u32) {
+        self.ranks = n;
+        self.range = vec![(0, 0); n as usize];
+        self.succ_start = vec![0];
+    }
+    fn block(&mut self, b: &Block) -> Result<(), String> {
+        let base = self.succ.len() as u32;
+        self.ops.extend_from_slice(b.ops);
+        self.lines.extend_from_slice(b.lines);
+        self.succ_start.extend(b.succ_start[1..].iter().map(|&s| base + s));
+        self.succ.extend_from_slice(b.succ);
+        self.range[b.rank as usize] = (b.first, b.first + b.ops.len() as u32);
+        Ok(())
+    }
+}
+
 /// Read a trace from `input`, line by line.
-pub fn read(mut input: impl BufRead) -> Result<Trace, GoalError> {
-    let mut r = Reader::default();
+pub fn read(input: impl BufRead) -> Result<Trace, GoalError> {
+    let (mut t, counts) = read_into(input, Trace::default())?;
+    t.counts = counts;
+    t.ops.shrink_to_fit();
+    t.lines.shrink_to_fit();
+    t.succ_start.shrink_to_fit();
+    t.succ.shrink_to_fit();
+    Ok(t)
+}
+
+/// Read a trace from `input` into `sink`, line by line: the sink and the trace's totals.
+pub(crate) fn read_into<S: Sink>(mut input: impl BufRead, sink: S) -> Result<(S, Counts), GoalError> {
+    let mut r = Reader {
+        sink,
+        counts: Default::default(),
+        total: 0,
+        ops: Default::default(),
+        lines: Default::default(),
+        num_ranks: None,
+        block: None,
+        seen: Default::default(),
+        labels: Default::default(),
+        slot_op: Default::default(),
+        slot_line: Default::default(),
+        pending: Default::default(),
+        dep_start: Default::default(),
+        deps: Default::default(),
+        succ_start: Default::default(),
+        succ: Default::default(),
+        dep_count: Default::default(),
+        in_comment: false,
+    };
     let mut buf = String::new();
     let mut clean = String::new();
     let mut no = 0u32;
@@ -37,9 +108,14 @@ pub fn parse(text: &str) -> Result<Trace, GoalError> {
     read(text.as_bytes())
 }
 
-#[derive(Default)]
-struct Reader {
-    trace: Trace,
+struct Reader<S> {
+    sink: S,
+    counts: Counts,
+    /// Operations read so far over all blocks.
+    total: u32,
+    /// The open block's operations and their lines.
+    ops: Vec<GoalOp>,
+    lines: Vec<u32>,
     num_ranks: Option<u32>,
     /// The open block: its rank, the line it opened at, its first operation.
     block: Option<(u32, u32, u32)>,
@@ -51,9 +127,13 @@ struct Reader {
     slot_line: Vec<u32>,
     /// Dependencies of the open block: (slot, slot | IREQ, line).
     pending: Vec<(u32, u32, u32)>,
-    /// The closing block's dependency rows (local to it: only the cycle check needs them).
+    /// The closing block's rows: its dependencies (only the cycle check needs them) and
+    /// successors, by operation of the block.
     dep_start: Vec<u32>,
     deps: Vec<u32>,
+    succ_start: Vec<u32>,
+    succ: Vec<u32>,
+    dep_count: Vec<u32>,
     in_comment: bool,
 }
 
@@ -70,7 +150,7 @@ fn number(w: &str, what: &str, line: u32) -> Result<u64, GoalError> {
     w.parse::<u64>().map_err(|_| GoalError::new(line, format!("'{w}' is not {what}")))
 }
 
-impl Reader {
+impl<S: Sink> Reader<S> {
     /// `raw` without its comments (`// ...`, `/* ... */`, which may span lines) into `out`.
     fn strip_comments(&mut self, raw: &str, out: &mut String) {
         out.clear();
@@ -126,7 +206,7 @@ impl Reader {
         match t {
             [] => Ok(()),
             ["num_ranks", v] | ["num_ranks", v, ";"] => {
-                if self.num_ranks.is_some() || self.block.is_some() || !self.trace.ops.is_empty() {
+                if self.num_ranks.is_some() || self.block.is_some() || self.total > 0 {
                     return Err(GoalError::new(no, "`num_ranks` must come once, before the first rank"));
                 }
                 let v = number(v, "a rank count", no)?;
@@ -134,10 +214,8 @@ impl Reader {
                     return Err(GoalError::new(no, format!("num_ranks {v}: a trace has 1 to {MAX_RANKS} ranks")));
                 }
                 self.num_ranks = Some(v as u32);
-                self.trace.ranks = v as u32;
-                self.trace.range = vec![(0, 0); v as usize];
+                self.sink.ranks(v as u32);
                 self.seen = vec![0; v as usize];
-                self.trace.succ_start = vec![0];
                 Ok(())
             }
             ["rank", v, "{"] => self.open(no, v),
@@ -152,10 +230,10 @@ impl Reader {
             [label, ":", op @ ..] if is_label(label) => {
                 let slot = self.slot(label, no);
                 if self.slot_op[slot as usize] != NONE {
-                    let first = self.trace.lines[self.slot_op[slot as usize] as usize];
+                    let first = self.line_of(self.slot_op[slot as usize]);
                     return Err(GoalError::new(no, format!("label '{label}' is defined twice (first at line {first})")));
                 }
-                self.slot_op[slot as usize] = self.trace.ops.len() as u32;
+                self.slot_op[slot as usize] = self.total;
                 self.op(no, op).map_err(|e| if e.message.is_empty() { bad() } else { e })
             }
             [w, ..] if matches!(*w, "send" | "recv" | "calc") => self.op(no, t).map_err(|e| if e.message.is_empty() { bad() } else { e }),
@@ -196,8 +274,14 @@ impl Reader {
             return Err(GoalError::new(no, format!("rank {r} has a second block (the first at line {})", self.seen[r as usize])));
         }
         self.seen[r as usize] = no;
-        self.block = Some((r, no, self.trace.ops.len() as u32));
+        self.block = Some((r, no, self.total));
         Ok(())
+    }
+
+    /// The line of operation `i` of the open block.
+    fn line_of(&self, i: u32) -> u32 {
+        let first = self.block.map_or(0, |b| b.2);
+        self.lines[(i - first) as usize]
     }
 
     /// One operation (`t`: its words after any label); an empty message means malformed.
@@ -257,21 +341,22 @@ impl Reader {
         if !rest.is_empty() {
             return Err(GoalError::new(no, format!("'{}' has no value", rest[0])));
         }
-        if self.trace.ops.len() as u64 >= MAX_OPS {
+        if self.total as u64 >= MAX_OPS {
             return Err(GoalError::new(no, format!("more than {MAX_OPS} operations")));
         }
-        self.trace.ops.push(op);
-        self.trace.lines.push(no);
+        self.counts.add(&op);
+        self.ops.push(op);
+        self.lines.push(no);
+        self.total += 1;
         Ok(())
     }
 
-    /// Close the open block: resolve its labels, lay out its edges, look for a cycle.
+    /// Close the open block: resolve its labels, lay out its edges, look for a cycle, and
+    /// hand it to the sink.
     fn close(&mut self, no: u32) -> Result<(), GoalError> {
-        let Some((rank, _, first)) = self.block.take() else { return Err(GoalError::new(no, "`}` without an open `rank N {`")) };
-        let end = self.trace.ops.len() as u32;
-        let count = (end - first) as usize;
-        let t = &mut self.trace;
-        // Resolve: (op, dependency | IREQ) with global indices.
+        let Some((rank, _, first)) = self.block else { return Err(GoalError::new(no, "`}` without an open `rank N {`")) };
+        let count = self.ops.len();
+        // Resolve: (op, dependency | IREQ) with indices over the whole trace.
         let mut edges: Vec<(u32, u32)> = Vec::with_capacity(self.pending.len());
         for &(a, b, line) in &self.pending {
             for s in [a, b & !IREQ] {
@@ -284,40 +369,46 @@ impl Reader {
             if oa == ob {
                 return Err(GoalError::new(
                     line,
-                    format!("dependency cycle in rank {rank}: an operation depends on itself (line {})", t.lines[oa as usize]),
+                    format!("dependency cycle in rank {rank}: an operation depends on itself (line {})", self.line_of(oa)),
                 ));
             }
             edges.push((oa, ob | (b & IREQ)));
         }
-        // Compressed rows, by counting: the block's dependencies by operation (for the cycle
-        // check), then the trace's successors.
-        self.dep_start.clear();
-        self.dep_start.push(0);
-        self.deps.clear();
-        for (starts, rows, key, val) in [(&mut self.dep_start, &mut self.deps, 0usize, 1usize), (&mut t.succ_start, &mut t.succ, 1, 0)] {
-            let base = *starts.last().unwrap_or(&0);
+        self.counts.edges += edges.len() as u64;
+        // Compressed rows of the block, by counting: dependencies by operation (for the cycle
+        // check), successors by operation.
+        for (starts, rows, key, val) in [(&mut self.dep_start, &mut self.deps, 0usize, 1usize), (&mut self.succ_start, &mut self.succ, 1, 0)] {
+            starts.clear();
+            rows.clear();
             let mut counts = vec![0u32; count + 1];
             for e in &edges {
                 let k = [e.0, e.1 & !IREQ][key];
                 counts[(k - first) as usize + 1] += 1;
             }
+            starts.push(0);
             for i in 0..count {
                 counts[i + 1] += counts[i];
-                starts.push(base + counts[i + 1]);
+                starts.push(counts[i + 1]);
             }
-            rows.resize(rows.len() + edges.len(), 0);
+            rows.resize(edges.len(), 0);
             let mut fill = counts;
             for e in &edges {
                 let (k, v) = ([e.0, e.1 & !IREQ][key], [e.0, e.1 & !IREQ][val]);
                 let slot = &mut fill[(k - first) as usize];
-                rows[(base + *slot) as usize] = v | (e.1 & IREQ);
+                rows[*slot as usize] = v | (e.1 & IREQ);
                 *slot += 1;
             }
         }
-        if let Some(i) = find_cycle(t, first, end, &self.dep_start, &self.deps) {
-            return Err(GoalError::new(t.lines[i as usize], format!("dependency cycle in rank {rank} through this operation")));
+        if let Some(i) = find_cycle(first, count as u32, &self.dep_start, &self.deps, &self.succ_start, &self.succ) {
+            return Err(GoalError::new(self.line_of(i), format!("dependency cycle in rank {rank} through this operation")));
         }
-        t.range[rank as usize] = (first, end);
+        self.dep_count.clear();
+        self.dep_count.extend(self.dep_start.windows(2).map(|w| w[1] - w[0]));
+        let b = Block { rank, first, ops: &self.ops, lines: &self.lines, deps: &self.dep_count, succ_start: &self.succ_start, succ: &self.succ };
+        self.sink.block(&b).map_err(|m| GoalError::new(no, m))?;
+        self.block = None;
+        self.ops.clear();
+        self.lines.clear();
         self.labels.clear();
         self.slot_op.clear();
         self.slot_line.clear();
@@ -325,19 +416,14 @@ impl Reader {
         Ok(())
     }
 
-    fn finish(mut self, last: u32) -> Result<Trace, GoalError> {
+    fn finish(self, last: u32) -> Result<(S, Counts), GoalError> {
         if let Some((r, at, _)) = self.block {
             return Err(GoalError::new(at, format!("rank {r}'s block is not closed: `}}` is missing before the end (line {last})")));
         }
         if self.num_ranks.is_none() {
             return Err(GoalError::new(0, "no `num_ranks N`: not a GOAL trace"));
         }
-        let t = &mut self.trace;
-        t.ops.shrink_to_fit();
-        t.lines.shrink_to_fit();
-        t.succ_start.shrink_to_fit();
-        t.succ.shrink_to_fit();
-        Ok(self.trace)
+        Ok((self.sink, self.counts))
     }
 }
 

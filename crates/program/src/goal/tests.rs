@@ -15,7 +15,7 @@ fn err(text: &str) -> GoalError {
 }
 
 fn check_err(text: &str) -> GoalError {
-    check(&Arc::new(parse(text).unwrap()), CalcUnit::default()).unwrap_err()
+    check(Arc::new(parse(text).unwrap()), CalcUnit::default()).unwrap_err()
 }
 
 #[test]
@@ -78,12 +78,12 @@ fn the_checker_finds_sends_never_received_and_receives_never_matched() {
 #[test]
 fn statistics_and_the_critical_path_without_a_network() {
     let text = "num_ranks 2\nrank 0 {\na: calc 100\nb: send 64b to 1 tag 0\nb requires a\nc: calc 30\n}\nrank 1 {\nr: recv 64b from 0 tag 0\nc: calc 50\nc requires r\n}";
-    let s = check(&Arc::new(parse(text).unwrap()), CalcUnit::default()).unwrap();
+    let s = check(Arc::new(parse(text).unwrap()), CalcUnit::default()).unwrap();
     assert_eq!((s.ranks, s.sends, s.recvs, s.calcs, s.dependencies, s.bytes, s.calc_units), (2, 1, 1, 3, 2, 64, 180));
     // Rank 0's calcs share its core in file order: a (0 to 100 ns), then c (to 130); the
     // message leaves at 100 and rank 1 computes 50 ns after it, ending last at 150.
     assert_eq!(s.critical_path_ps, Time::from_ns(150).ps());
-    let s = check(&Arc::new(parse(text).unwrap()), CalcUnit::parse("2GHz").unwrap()).unwrap();
+    let s = check(Arc::new(parse(text).unwrap()), CalcUnit::parse("2GHz").unwrap()).unwrap();
     assert_eq!(s.critical_path_ps, Time::from_ns(75).ps());
 }
 
@@ -158,14 +158,14 @@ fn programs_and_collectives_write_as_goal_and_read_back() {
     let text = String::from_utf8(out).unwrap();
     assert!(text.contains("o0: send 1024b to 1 tag 3\no1: calc 2000\no1 irequires o0\no2: recv 8b from 1 tag 4\no2 requires o1"), "{text}");
     let t = Arc::new(parse(&text).unwrap());
-    let s = check(&t, CalcUnit::default()).unwrap();
+    let s = check(t.clone(), CalcUnit::default()).unwrap();
     assert_eq!((s.sends, s.recvs, s.calcs, s.bytes), (2, 2, 1, 1032));
     assert_eq!(s.critical_path_ps, Time::from_us(2).ps());
     // A ring allreduce of 16 ranks: every message received, as many receives as sends.
     let ring = build(Collective::Allreduce, "ring", &Layout::flat(16), 64 * 1024).unwrap();
     let mut out = Vec::new();
     write(ring.as_ref(), 64 * 1024, CalcUnit::default(), &mut out).unwrap();
-    let s = check(&Arc::new(read(&out[..]).unwrap()), CalcUnit::default()).unwrap();
+    let s = check(Arc::new(read(&out[..]).unwrap()), CalcUnit::default()).unwrap();
     assert_eq!((s.ranks, s.sends, s.recvs), (16, 16 * 30, 16 * 30));
     // What GOAL cannot say is refused by rank, lane and operation.
     let g = FileProgram::parse("ranks 2\n0 get 1 8B\n0 wait 1\n").unwrap();

@@ -1,6 +1,7 @@
 //! A GOAL trace in memory: every rank's operations in flat arrays (no allocation per
 //! operation), dependencies and their reverse in compressed rows, labels resolved to indices.
 
+use super::source::Counts;
 use fabricsim_core::Time;
 use std::fmt;
 
@@ -111,6 +112,8 @@ pub struct Trace {
     /// `succ[succ_start[i]..succ_start[i + 1]]`.
     pub(crate) succ_start: Vec<u32>,
     pub(crate) succ: Vec<u32>,
+    /// Totals, counted while it was read.
+    pub(crate) counts: Counts,
 }
 
 impl Trace {
