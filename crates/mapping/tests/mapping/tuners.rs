@@ -37,14 +37,14 @@ fn every_method_maps_cg_on_a_torus_bijectively_and_annealing_beats_the_default()
 fn fewer_ranks_than_nodes_leave_nodes_free() {
     let topo = Topology::Torus(Torus::new(vec![4, 4, 2], None, None).unwrap());
     let p = generate::parse("halo:4x3:1KiB", "--generate").unwrap();
-    tune::check_fits(&topo, &p, "--generate").unwrap();
+    tune::check_fits(&topo, &p, 1, "--generate").unwrap();
     for m in Method::ALL {
         let r = tune::run(m, &topo, &p, &anneal::Options { iterations: 20_000, ..Default::default() });
         assert_eq!(r.map.len(), 12);
         assert!(distinct(&r.map) && r.map.iter().all(|n| n.0 < 32), "{}", m.name());
     }
     let big = generate::parse("ring:33:8", "--generate").unwrap();
-    assert!(tune::check_fits(&topo, &big, "--generate").unwrap_err().message.contains("33 ranks do not fit the network's 32 nodes"));
+    assert!(tune::check_fits(&topo, &big, 1, "--generate").unwrap_err().message.contains("33 ranks do not fit the network's 32 nodes"));
 }
 
 #[test]
