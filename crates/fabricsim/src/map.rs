@@ -161,13 +161,14 @@ pub fn simulate_rows(plan: &Plan, pattern: &Pattern, rows: &mut [MethodRow], mut
 /// The most ranks any node of `map` holds (at least 1).
 fn per_node_of(map: &[NodeId]) -> u32 {
     let mut held: std::collections::HashMap<NodeId, u32> = Default::default();
-    map.iter().map(|n| {
-        let h = held.entry(*n).or_default();
-        *h += 1;
-        *h
-    })
-    .max()
-    .unwrap_or(1)
+    map.iter()
+        .map(|n| {
+            let h = held.entry(*n).or_default();
+            *h += 1;
+            *h
+        })
+        .max()
+        .unwrap_or(1)
 }
 
 /// The best row by `objective`: hop-bytes the least hop-bytes, then the least loaded busiest

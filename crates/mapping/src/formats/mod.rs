@@ -132,10 +132,7 @@ fn check_per_node(map: &[NodeId], per_node: u32, field: &str) -> Result<(), Conf
     let k = per_node.max(1) as usize;
     if let Some(w) = sorted.windows(k + 1).find(|w| w[0].0 == w[k].0) {
         let ranks: Vec<String> = w.iter().map(|x| x.1.to_string()).collect();
-        return Err(ConfigError::new(
-            field,
-            format!("ranks {} are all on node {}, more than {per_node} rank(s) per node", ranks.join(", "), w[0].0),
-        ));
+        return Err(ConfigError::new(field, format!("ranks {} are all on node {}, more than {per_node} rank(s) per node", ranks.join(", "), w[0].0)));
     }
     Ok(())
 }

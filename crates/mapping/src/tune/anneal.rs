@@ -213,7 +213,7 @@ pub fn anneal(topo: &Topology, pattern: &Pattern, start: &[NodeId], opts: &Optio
     let mut e = HopBytes { topo, nb: pattern.neighbours(), s: Slots::new(start, topo.nodes(), opts.per_node), undo: Vec::new() };
     let start_cost = cost::hop_bytes(topo, pattern, start);
     let iterations = if opts.iterations == 0 { 2000 * pattern.ranks() as u64 } else { opts.iterations };
-    let (change, detail) = run(&mut e, topo, iterations, opts);
+    let (change, detail) = run(&mut e, topo, iterations, 1.0, opts);
     if change < 0.0 {
         let map = e.s.map();
         Mapped { hop_bytes: cost::hop_bytes(topo, pattern, &map), map, detail }
@@ -222,9 +222,10 @@ pub fn anneal(topo: &Topology, pattern: &Pattern, start: &[NodeId], opts: &Optio
     }
 }
 
-/// The annealing loop over `e` for `iterations` moves (or `opts.budget`): the energy's change
-/// from the start and a line saying what was done.
-pub(super) fn run(e: &mut impl Energy, topo: &Topology, iterations: u64, opts: &Options) -> (f64, String) {
+/// The annealing loop over `e` for `iterations` moves (or `opts.budget`), the first temperature
+/// `t0_scale` times the mean worsening of random swaps: the energy's change from the start and
+/// a line saying what was done.
+pub(super) fn run(e: &mut impl Energy, topo: &Topology, iterations: u64, t0_scale: f64, opts: &Options) -> (f64, String) {
     let began = Instant::now();
     let ranks = e.slots().slot_of.len() as u32;
     let slots = e.slots().rank_at.len() as u32;
@@ -238,7 +239,7 @@ pub(super) fn run(e: &mut impl Energy, topo: &Topology, iterations: u64, opts: &
             count += 1;
         }
     }
-    let t0 = if count == 0 { 1.0 } else { sum / count as f64 };
+    let t0 = if count == 0 { 1.0 } else { t0_scale * sum / count as f64 };
     let cool = (1e-3f64).ln() / iterations.max(1) as f64;
     let mut near = Vec::with_capacity(16);
     let (mut current, mut accepted, mut done) = (0f64, 0u64, 0u64);
