@@ -6,7 +6,6 @@ use crate::{Error, Plan};
 use fabricsim_core::{ConfigError, NodeId};
 use fabricsim_mapping::cost::{self, link_load::link_name};
 use fabricsim_mapping::tune::{self, anneal};
-use fabricsim_mapping::Pattern;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -55,6 +54,15 @@ pub fn pattern(file: Option<&Path>, generate: Option<&str>) -> Result<Pattern, E
         }
         (None, Some(spec)) => Ok(fabricsim_mapping::generate::parse(spec, "--generate")?),
         _ => Err(ConfigError::new("--pattern", "give --pattern FILE or --generate SPEC (one of them)").into()),
+    }
+}
+
+/// The pattern of CSV text `csv` (errors naming `field`) or of generator `generate` (one of them).
+pub fn pattern_of(csv: Option<&str>, generate: Option<&str>, field: &str) -> Result<Pattern, Error> {
+    match (csv, generate) {
+        (Some(text), None) => Ok(Pattern::from_csv(text, None, field)?),
+        (None, Some(spec)) => Ok(fabricsim_mapping::generate::parse(spec, "generate")?),
+        _ => Err(ConfigError::new(field, "give a pattern or a generator (one of them)").into()),
     }
 }
 
@@ -218,16 +226,23 @@ pub fn table(rows: &[MethodRow]) -> String {
 pub use fabricsim_mapping::formats::{Format, HostPattern};
 pub use fabricsim_mapping::tune::anneal::Options as AnnealOptions;
 pub use fabricsim_mapping::tune::{Method, Objective};
+pub use fabricsim_mapping::Pattern;
 
-/// Write `map` in `format` to `path`, then read it back (`per_node` ranks a node at most) and
-/// check it is the same map (MPICH's order: the same order of ranks over the nodes used), so a
-/// written file is known to load.
-pub fn write_map(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, per_node: u32, path: &Path) -> Result<(), Error> {
+/// `map` as the text of a `format` file, read back (`per_node` ranks a node at most) and checked
+/// to be the same map (MPICH's order: the same order of ranks over the nodes used), so that the
+/// text is known to load.
+pub fn map_text(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, per_node: u32) -> Result<String, Error> {
     let text = format.write(&plan.topology, map, hosts);
     let back = format.read(&plan.topology, &text, hosts, per_node, "--out")?;
     if !format.same_map(map, &back) {
         let why = if format == Format::Mpich { " (MPICH fills every node but the last with the ranks per node)" } else { "" };
         return Err(Error::Failed(format!("the {} file does not read back as the map written{why}", format.name())));
     }
+    Ok(text)
+}
+
+/// Write `map` in `format` to `path` ([`map_text`]).
+pub fn write_map(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, per_node: u32, path: &Path) -> Result<(), Error> {
+    let text = map_text(plan, map, format, hosts, per_node)?;
     std::fs::write(path, text).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
 }

@@ -175,11 +175,10 @@ impl<'a> Links<'a> {
                     self.failed.get_or_insert(m);
                 }
                 // The deltas traced become (port, load before) entries of the log.
-                for k in start..changes.len() {
-                    let (p, d) = changes[k];
-                    let before = self.load[p as usize];
-                    changes[k].1 = before;
-                    self.set(p as usize, before + d);
+                for c in changes[start..].iter_mut() {
+                    let before = self.load[c.0 as usize];
+                    self.set(c.0 as usize, before + c.1);
+                    c.1 = before;
                 }
                 self.log = changes;
             }
