@@ -12,6 +12,7 @@ on any :class:`concurrent.futures.Executor`. See docs/python.md in the repositor
 """
 
 from ._errors import FabricsimError, FileError, InternalError, ScenarioError, SimulationError
+from ._map import MapResult, map
 from ._run import RunResult, Simulation, default_toml, info, preset_toml, presets, run, validate
 from ._scenario import Scenario
 from ._sweep import collective, sweep
@@ -25,6 +26,8 @@ __all__ = [
     "Simulation",
     "sweep",
     "collective",
+    "map",
+    "MapResult",
     "info",
     "validate",
     "presets",

@@ -7,7 +7,7 @@ __all__ = [
     "__version__",
     "toml_to_json", "json_to_toml", "resolve", "notes", "check", "run", "info", "validate", "default_toml", "presets",
     "preset_text", "_guard_selftest", "parse_loads", "sweep_run", "sweep_point", "sweep_report", "size_point",
-    "collective_algorithms", "collective_point", "Simulation",
+    "collective_algorithms", "collective_point", "map_methods", "Simulation",
 ]
 
 _Progress = Optional[Callable[[float, Optional[float]], None]]
@@ -35,6 +35,21 @@ def collective_algorithms(
     text: str, workload: str, algorithms: List[str], sizes: List[str], base_dir: Optional[str] = None
 ) -> List[Tuple[int, str]]: ...
 def collective_point(text: str, workload: str, ports: bool = False, base_dir: Optional[str] = None) -> Tuple[str, str]: ...
+def map_methods(
+    text: str,
+    csv: Optional[str] = None,
+    generate: Optional[str] = None,
+    methods: List[str] = ...,
+    objective: str = "hop-bytes",
+    ranks_per_node: int = 1,
+    iterations: int = 0,
+    seed: int = 1,
+    budget: Optional[str] = None,
+    simulate: bool = False,
+    format: Optional[str] = None,
+    hosts: str = "nid{:05}",
+    base_dir: Optional[str] = None,
+) -> Tuple[str, List[List[int]], int, Optional[str]]: ...
 
 @final
 class Simulation:

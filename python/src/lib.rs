@@ -8,6 +8,7 @@
 mod convert;
 mod errors;
 mod jobs;
+mod mapping;
 mod stepping;
 
 use errors::{guard, PyResultExt};
@@ -171,6 +172,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preset_text, m)?)?;
     m.add_function(wrap_pyfunction!(_guard_selftest, m)?)?;
     jobs::register(m)?;
+    mapping::register(m)?;
     m.add_class::<stepping::Simulation>()?;
     Ok(())
 }

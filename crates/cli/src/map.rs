@@ -1,6 +1,6 @@
 //! `fabricsim map`: parse its options and print what the library's mapping methods found.
 
-use fabricsim::map::{AnnealOptions, Format, HostPattern, Method};
+use fabricsim::map::{AnnealOptions, Format, HostPattern, Method, Objective};
 use fabricsim::{ConfigError, Error, Plan};
 use std::io::Write;
 use std::path::PathBuf;
@@ -25,14 +25,23 @@ pub(crate) struct MapArgs {
     /// Most wall-clock time annealing may take, e.g. 60s.
     #[arg(long, value_name = "TIME", default_value = "60s")]
     budget: String,
-    /// Moves annealing proposes (0: 2,000 per rank). The map depends only on the seed and this,
+    /// Moves annealing proposes (0: 2,000 per rank for hop-bytes, 200 for max-link). The map depends only on the seed and this,
     /// unless the budget stops annealing first.
     #[arg(long, value_name = "N", default_value_t = 0)]
     iterations: u64,
+    /// What annealing minimises: hop-bytes, or max-link (the busiest link's bytes under the
+    /// scenario's routing, the sum of squared link loads as a smooth second term). Also which
+    /// map --out writes: the least hop-bytes or the least loaded busiest link.
+    #[arg(long, default_value = "hop-bytes")]
+    objective: String,
+    /// Ranks each node holds: the methods place groups of K consecutive ranks, one group a
+    /// node; annealing moves single ranks. Ranks on one node exchange bytes without a link.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    ranks_per_node: u32,
     /// Seed of annealing's moves.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Write the best map (least hop-bytes) to FILE.
+    /// Write the best map (by --objective) to FILE.
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
     /// Format of --out: vcoord, mpich, rankfile, slurm or rankmap (fabricsim's --rank-map).
@@ -64,6 +73,7 @@ pub(crate) fn run(a: MapArgs) -> Result<(), Error> {
     };
     let budget = fabricsim::Time::parse(&a.budget).map_err(|m| ConfigError::new("--budget", m))?;
     let format = Format::parse(&a.format, "--format")?;
+    let objective = Objective::parse(&a.objective, "--objective")?;
     let hosts = HostPattern::parse(&a.hosts).map_err(|m| ConfigError::new("--hosts", m))?;
     crate::check_outputs(&[("--out", &a.out)])?;
     let pattern = fabricsim::map::pattern(a.pattern.as_deref(), a.generate.as_deref())?;
@@ -71,9 +81,10 @@ pub(crate) fn run(a: MapArgs) -> Result<(), Error> {
         seed: a.seed,
         iterations: a.iterations,
         budget: Some(std::time::Duration::from_secs_f64(budget.as_secs_f64())),
+        per_node: a.ranks_per_node,
         ..Default::default()
     };
-    let mut rows = fabricsim::map::compare(&plan, &pattern, &methods, &opts, |r| eprintln!("{}: {:.2} s", r.method, r.seconds))?;
+    let mut rows = fabricsim::map::compare(&plan, &pattern, &methods, &opts, objective, |r| eprintln!("{}: {:.2} s", r.method, r.seconds))?;
     if a.simulate {
         fabricsim::map::simulate_rows(&plan, &pattern, &mut rows, |r| {
             eprintln!("{} simulated: {:.3} us", r.method, r.simulated_ns.unwrap_or(0.0) / 1e3)
@@ -84,8 +95,8 @@ pub(crate) fn run(a: MapArgs) -> Result<(), Error> {
     if a.json {
         println!("{}", serde_json::to_string_pretty(&rows).expect("rows serialise"));
     }
-    if let (Some(path), Some(best)) = (&a.out, fabricsim::map::best(&rows)) {
-        fabricsim::map::write_map(&plan, &best.map, format, &hosts, path)?;
+    if let (Some(path), Some(best)) = (&a.out, fabricsim::map::best(&rows, objective)) {
+        fabricsim::map::write_map(&plan, &best.map, format, &hosts, a.ranks_per_node, path)?;
         let _ = writeln!(out, "wrote the {} map to {} ({})", best.method, path.display(), format.name());
     }
     Ok(())

@@ -6,7 +6,6 @@ use crate::{Error, Plan};
 use fabricsim_core::{ConfigError, NodeId};
 use fabricsim_mapping::cost::{self, link_load::link_name};
 use fabricsim_mapping::tune::{self, anneal};
-use fabricsim_mapping::Pattern;
 use serde::Serialize;
 use std::path::Path;
 use std::time::Instant;
@@ -58,27 +57,44 @@ pub fn pattern(file: Option<&Path>, generate: Option<&str>) -> Result<Pattern, E
     }
 }
 
-/// Run each of `methods` for `pattern` on `plan`'s network and price its map; `done` sees each
-/// row as it is finished. Annealing starts from the best map of the methods before it. Refused (naming `--generate`/`--pattern`) when the pattern has more
-/// ranks than the network has nodes.
+/// The pattern of CSV text `csv` (errors naming `field`) or of generator `generate` (one of them).
+pub fn pattern_of(csv: Option<&str>, generate: Option<&str>, field: &str) -> Result<Pattern, Error> {
+    match (csv, generate) {
+        (Some(text), None) => Ok(Pattern::from_csv(text, None, field)?),
+        (None, Some(spec)) => Ok(fabricsim_mapping::generate::parse(spec, "generate")?),
+        _ => Err(ConfigError::new(field, "give a pattern or a generator (one of them)").into()),
+    }
+}
+
+/// Run each of `methods` for `pattern` on `plan`'s network (`opts.per_node` ranks a node) and
+/// price its map; `done` sees each row as it is finished. Annealing minimises `objective`,
+/// starting from the best map (by that objective) of the methods before it. Refused (naming
+/// `--generate`/`--pattern`) when the pattern has more ranks than the network's nodes hold.
 pub fn compare(
     plan: &Plan,
     pattern: &Pattern,
     methods: &[Method],
     opts: &anneal::Options,
+    objective: Objective,
     mut done: impl FnMut(&MethodRow),
 ) -> Result<Vec<MethodRow>, Error> {
-    tune::check_fits(&plan.topology, pattern, "--pattern")?;
+    tune::check_fits(&plan.topology, pattern, opts.per_node, "--pattern")?;
     let graph = plan.build_graph();
+    let model = tune::LinkModel { graph: &graph, routing: &plan.routing };
     let mut rows: Vec<MethodRow> = Vec::with_capacity(methods.len());
     for &m in methods {
         let began = Instant::now();
         // Annealing refines the best map of the methods run before it (the default order when
         // it runs first).
-        let mapped = match (m, best(&rows)) {
-            (Method::Anneal, Some(b)) => {
-                let mut a = anneal::anneal(&plan.topology, pattern, &b.map, opts);
-                a.detail = format!("from {}: {}", b.method, a.detail);
+        let mapped = match m {
+            Method::Anneal => {
+                let (from, start) = match best(&rows, objective) {
+                    Some(b) => (b.method.clone(), b.map.clone()),
+                    None => ("default".to_string(), tune::run(Method::Default, &plan.topology, pattern, opts).map),
+                };
+                let mut a = tune::anneal_objective(objective, &plan.topology, model, pattern, &start, opts)
+                    .map_err(|m| Error::Failed(format!("link loads: {m}")))?;
+                a.detail = format!("from {from}: {}", a.detail);
                 a
             }
             _ => tune::run(m, &plan.topology, pattern, opts),
@@ -135,7 +151,8 @@ pub fn simulate(
     map: &[NodeId],
     progress: impl FnMut(fabricsim_core::Time),
 ) -> Result<f64, Error> {
-    let ranks = crate::placement::Ranks { per_node: 1, map: Some(map.to_vec()), grid: None };
+    let per_node = per_node_of(map);
+    let ranks = crate::placement::Ranks { per_node, map: Some(map.to_vec()), grid: None };
     Ok(crate::collective::run_program(plan, &ranks, Box::new(program.clone()), 0, false, progress)?.time_ns)
 }
 
@@ -149,9 +166,30 @@ pub fn simulate_rows(plan: &Plan, pattern: &Pattern, rows: &mut [MethodRow], mut
     Ok(())
 }
 
-/// The best row: the least hop-bytes, then the least loaded busiest link, then the first.
-pub fn best(rows: &[MethodRow]) -> Option<&MethodRow> {
-    rows.iter().min_by(|a, b| a.hop_bytes.cmp(&b.hop_bytes).then(a.max_link_bytes.total_cmp(&b.max_link_bytes)))
+/// The most ranks any node of `map` holds (at least 1).
+fn per_node_of(map: &[NodeId]) -> u32 {
+    let mut held: std::collections::HashMap<NodeId, u32> = Default::default();
+    map.iter()
+        .map(|n| {
+            let h = held.entry(*n).or_default();
+            *h += 1;
+            *h
+        })
+        .max()
+        .unwrap_or(1)
+}
+
+/// The best row by `objective`: hop-bytes the least hop-bytes, then the least loaded busiest
+/// link; max-link the other way round; then the first.
+pub fn best(rows: &[MethodRow], objective: Objective) -> Option<&MethodRow> {
+    rows.iter().min_by(|a, b| {
+        let hb = a.hop_bytes.cmp(&b.hop_bytes);
+        let ml = a.max_link_bytes.total_cmp(&b.max_link_bytes);
+        match objective {
+            Objective::HopBytes => hb.then(ml),
+            Objective::MaxLink => ml.then(hb),
+        }
+    })
 }
 
 /// The rows as a table: hop-bytes and link loads, each relative to the first row.
@@ -187,23 +225,24 @@ pub fn table(rows: &[MethodRow]) -> String {
 
 pub use fabricsim_mapping::formats::{Format, HostPattern};
 pub use fabricsim_mapping::tune::anneal::Options as AnnealOptions;
-pub use fabricsim_mapping::tune::Method;
+pub use fabricsim_mapping::tune::{Method, Objective};
+pub use fabricsim_mapping::Pattern;
 
-/// Write `map` in `format` to `path`, then read it back and check it is the same map (MPICH's
-/// order: the same order of ranks), so a written file is known to load.
-pub fn write_map(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, path: &Path) -> Result<(), Error> {
+/// `map` as the text of a `format` file, read back (`per_node` ranks a node at most) and checked
+/// to be the same map (MPICH's order: the same order of ranks over the nodes used), so that the
+/// text is known to load.
+pub fn map_text(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, per_node: u32) -> Result<String, Error> {
     let text = format.write(&plan.topology, map, hosts);
-    let back = format.read(&plan.topology, &text, hosts, "--out")?;
-    let same = match format {
-        Format::Mpich => {
-            let mut used = map.to_vec();
-            used.sort();
-            back.iter().zip(map).all(|(b, m)| used[b.index()] == *m)
-        }
-        _ => back == map,
-    };
-    if !same {
-        return Err(Error::Failed(format!("the {} file does not read back as the map written", format.name())));
+    let back = format.read(&plan.topology, &text, hosts, per_node, "--out")?;
+    if !format.same_map(map, &back) {
+        let why = if format == Format::Mpich { " (MPICH fills every node but the last with the ranks per node)" } else { "" };
+        return Err(Error::Failed(format!("the {} file does not read back as the map written{why}", format.name())));
     }
+    Ok(text)
+}
+
+/// Write `map` in `format` to `path` ([`map_text`]).
+pub fn write_map(plan: &Plan, map: &[NodeId], format: Format, hosts: &HostPattern, per_node: u32, path: &Path) -> Result<(), Error> {
+    let text = map_text(plan, map, format, hosts, per_node)?;
     std::fs::write(path, text).map_err(|e| Error::Io(format!("{}: {e}", path.display())))
 }

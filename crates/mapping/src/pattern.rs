@@ -121,6 +121,21 @@ impl Pattern {
         self.flows.iter().map(|f| f.bytes).sum()
     }
 
+    /// Groups of `k` consecutive ranks as the ranks of a smaller pattern (rank `r` in group
+    /// `r / k`; the last group may be short): flows between groups keep their bytes, flows
+    /// within a group (on one node) are left out. A torus of ranks whose first axis `k` divides
+    /// stays a torus, that axis `k` times shorter.
+    pub fn grouped(&self, k: u32) -> Pattern {
+        let k = k.max(1);
+        let flows = self.flows.iter().map(|f| Flow { src: f.src / k, dst: f.dst / k, bytes: f.bytes }).filter(|f| f.src != f.dst).collect();
+        let grid = self.grid.as_ref().filter(|d| d[0] % k == 0).map(|d| {
+            let mut d = d.clone();
+            d[0] /= k;
+            d
+        });
+        Pattern { ranks: self.ranks.div_ceil(k), flows, grid }
+    }
+
     /// Each rank's partners with the bytes exchanged both ways, partners in rank order.
     pub fn neighbours(&self) -> Neighbours {
         let mut pairs: Vec<(u32, u32, u64)> = Vec::with_capacity(self.flows.len() * 2);

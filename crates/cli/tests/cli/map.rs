@@ -124,3 +124,59 @@ fn allocate_compares_policies_and_refuses_bad_options() {
     assert_eq!(code, 2);
     assert!(err.contains("--stream") && err.contains("line 3: shape '2x2' has 2 axes, the machine 3"), "{err}");
 }
+
+#[test]
+fn max_link_objective_and_several_ranks_a_node_write_a_map_the_collectives_read() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-map-k-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("map.txt");
+    let out_s = out.to_str().unwrap();
+    // 128 ranks of CG on 64 nodes, two a node; annealing the busiest link.
+    let (code, stdout, err) = fabricsim(&[
+        "map",
+        "--set",
+        "topology.shape=[8,8]",
+        "--generate",
+        "cg:A:128",
+        "--ranks-per-node",
+        "2",
+        "--method",
+        "default,blocks,anneal",
+        "--objective",
+        "max-link",
+        "--iterations",
+        "5000",
+        "--json",
+        "--out",
+        out_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+    let rows = rows.as_array().unwrap();
+    let ml = |i: usize| rows[i]["max_link_bytes"].as_f64().unwrap();
+    assert!(rows[2]["detail"].as_str().unwrap().contains("max-link"), "{}", rows[2]["detail"]);
+    assert!(ml(2) <= ml(0).min(ml(1)), "annealing starts from the best busiest link and keeps it unless it finds better");
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(text.lines().count(), 128);
+    let (code, _, err) = fabricsim(&[
+        "collective",
+        "--set",
+        "topology.shape=[8,8]",
+        "--op",
+        "barrier",
+        "--algorithm",
+        "dissemination",
+        "--ranks-per-node",
+        "2",
+        "--rank-map",
+        out_s,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) =
+        fabricsim(&["map", "--set", "topology.shape=[8,8]", "--generate", "cg:A:128", "--method", "default", "--objective", "speed"]);
+    assert_eq!((code, err.trim()), (2, "error: --objective: 'speed' is not an objective (hop-bytes, max-link)"));
+    let (code, _, err) = fabricsim(&["map", "--set", "topology.shape=[8,8]", "--generate", "cg:A:128", "--method", "default"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("128 ranks do not fit the network's 64 nodes (1 rank(s) per node)"), "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

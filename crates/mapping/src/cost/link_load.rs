@@ -43,62 +43,79 @@ impl LinkLoads {
 /// (see the module docs); an error names a flow whose route dead-ends or loops.
 pub fn link_loads(graph: &PortGraph, routing: &Routing, pattern: &Pattern, map: &[NodeId]) -> Result<LinkLoads, String> {
     let mut bytes = vec![0.0f64; graph.kind.len()];
-    let mut cands = Candidates::default();
-    let mut frontier: Vec<(PortId, u8, f64)> = Vec::new();
-    let mut next: Vec<(PortId, u8, f64)> = Vec::new();
-    let limit = graph.routers as usize * 4 + 8;
+    let mut tracer = Tracer::default();
     for f in pattern.flows() {
         let (src, dst) = (map[f.src as usize], map[f.dst as usize]);
         if src == dst || f.bytes == 0 {
             continue;
         }
-        let hdr = Header::new(src, dst);
-        frontier.clear();
-        frontier.push((graph.attach_of(src, 0), routing.injection_vcs(0).start, 1.0));
-        let mut hops = 0;
-        while !frontier.is_empty() {
-            hops += 1;
-            if hops > limit {
-                return Err(format!("the route from node {src} to node {dst} does not end"));
-            }
-            next.clear();
-            for &(at, vc, share) in &frontier {
-                let router = graph.owner[at.index()];
-                routing.route(router, graph.local(at), vc, &hdr, &mut cands);
-                let hops = cands.as_slice();
-                let mut ports: Vec<(u32, u8)> = Vec::with_capacity(hops.len());
-                for h in hops {
-                    if !ports.iter().any(|p| p.0 == h.port) {
-                        ports.push((h.port, h.vc));
-                    }
-                }
-                if ports.is_empty() {
-                    return Err(format!("no route from node {src} to node {dst} at router {router}"));
-                }
-                let part = share / ports.len() as f64;
-                for (p, pvc) in ports {
-                    let out = graph.port(router, p);
-                    match graph.kind[out.index()] {
-                        PortKind::Terminal => {}
-                        PortKind::Unconnected => return Err(format!("the route from node {src} to node {dst} leaves by an unconnected port")),
-                        PortKind::Network => {
-                            bytes[out.index()] += part * f.bytes as f64;
-                            let peer = graph.peer_port(out);
-                            match next.iter_mut().find(|e| e.0 == peer && e.1 == pvc) {
-                                Some(e) => e.2 += part,
-                                None => next.push((peer, pvc, part)),
-                            }
-                        }
-                    }
-                }
-            }
-            std::mem::swap(&mut frontier, &mut next);
-        }
+        tracer.trace(graph, routing, src, dst, |out, part| bytes[out] += part * f.bytes as f64)?;
     }
     let links = graph.kind.iter().filter(|k| **k == PortKind::Network).count() as u64;
     let max = bytes.iter().copied().fold(0.0, f64::max);
     let mean = if links == 0 { 0.0 } else { bytes.iter().sum::<f64>() / links as f64 };
     Ok(LinkLoads { bytes, max, mean, links })
+}
+
+/// Follows one flow's route through the port graph (reusing its buffers between flows).
+#[derive(Debug, Default)]
+pub struct Tracer {
+    cands: Candidates,
+    frontier: Vec<(PortId, u8, f64)>,
+    next: Vec<(PortId, u8, f64)>,
+    ports: Vec<(u32, u8)>,
+}
+
+impl Tracer {
+    /// Route a flow from node `src` to node `dst` (distinct) as the module docs say: `visit`
+    /// sees every network link it uses (its global port index) with the share of the flow's
+    /// bytes crossing it. An error names a route that dead-ends, loops or leaves by an
+    /// unconnected port.
+    pub fn trace(&mut self, graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId, mut visit: impl FnMut(usize, f64)) -> Result<(), String> {
+        let limit = graph.routers as usize * 4 + 8;
+        let hdr = Header::new(src, dst);
+        self.frontier.clear();
+        self.frontier.push((graph.attach_of(src, 0), routing.injection_vcs(0).start, 1.0));
+        let mut hops = 0;
+        while !self.frontier.is_empty() {
+            hops += 1;
+            if hops > limit {
+                return Err(format!("the route from node {src} to node {dst} does not end"));
+            }
+            self.next.clear();
+            for &(at, vc, share) in &self.frontier {
+                let router = graph.owner[at.index()];
+                routing.route(router, graph.local(at), vc, &hdr, &mut self.cands);
+                self.ports.clear();
+                for h in self.cands.as_slice() {
+                    if !self.ports.iter().any(|p| p.0 == h.port) {
+                        self.ports.push((h.port, h.vc));
+                    }
+                }
+                if self.ports.is_empty() {
+                    return Err(format!("no route from node {src} to node {dst} at router {router}"));
+                }
+                let part = share / self.ports.len() as f64;
+                for &(p, pvc) in &self.ports {
+                    let out = graph.port(router, p);
+                    match graph.kind[out.index()] {
+                        PortKind::Terminal => {}
+                        PortKind::Unconnected => return Err(format!("the route from node {src} to node {dst} leaves by an unconnected port")),
+                        PortKind::Network => {
+                            visit(out.index(), part);
+                            let peer = graph.peer_port(out);
+                            match self.next.iter_mut().find(|e| e.0 == peer && e.1 == pvc) {
+                                Some(e) => e.2 += part,
+                                None => self.next.push((peer, pvc, part)),
+                            }
+                        }
+                    }
+                }
+            }
+            std::mem::swap(&mut self.frontier, &mut self.next);
+        }
+        Ok(())
+    }
 }
 
 /// A link's name: on a torus the node it leaves and the axis and direction (`(3,0,1) X+`); on a

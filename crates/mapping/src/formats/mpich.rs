@@ -4,7 +4,7 @@
 use fabricsim_core::{ConfigError, NodeId};
 use fabricsim_topology::Topology;
 
-/// The rank on each used node, nodes in id order, sixteen to a line.
+/// The ranks on each used node (in rank order), nodes in id order, sixteen to a line.
 pub(super) fn write(map: &[NodeId]) -> String {
     let mut by_node: Vec<(NodeId, usize)> = map.iter().copied().zip(0..).collect();
     by_node.sort();
@@ -12,8 +12,9 @@ pub(super) fn write(map: &[NodeId]) -> String {
     ranks.chunks(16).map(|c| c.join(",") + "\n").collect::<Vec<_>>().join("")
 }
 
-/// The `i`-th rank listed goes to the `i`-th node (node ids in order); every rank `0..n` once.
-pub(super) fn read(topo: &Topology, text: &str, field: &str) -> Result<Vec<NodeId>, ConfigError> {
+/// The `i`-th rank listed goes to node `i / per_node` (node ids in order); every rank `0..n`
+/// once.
+pub(super) fn read(topo: &Topology, text: &str, per_node: u32, field: &str) -> Result<Vec<NodeId>, ConfigError> {
     let mut order = Vec::new();
     for (no, raw) in text.lines().enumerate() {
         let line = raw.split('#').next().unwrap_or("").trim();
@@ -32,14 +33,14 @@ pub(super) fn read(topo: &Topology, text: &str, field: &str) -> Result<Vec<NodeI
             }
         }
     }
-    if order.len() as u64 > topo.nodes() as u64 {
-        return Err(ConfigError::new(field, format!("lists {} ranks for {} nodes", order.len(), topo.nodes())));
+    if order.len() as u64 > topo.nodes() as u64 * per_node as u64 {
+        return Err(ConfigError::new(field, format!("lists {} ranks for {} nodes of {per_node} rank(s)", order.len(), topo.nodes())));
     }
     let n = order.len();
     let mut map = vec![None; n];
     for (slot, &r) in order.iter().enumerate() {
         match map.get_mut(r as usize) {
-            Some(m @ None) => *m = Some(NodeId(slot as u32)),
+            Some(m @ None) => *m = Some(NodeId(slot as u32 / per_node)),
             Some(Some(_)) => return Err(ConfigError::new(field, format!("rank {r} is listed twice"))),
             None => return Err(ConfigError::new(field, format!("rank {r} is beyond the {n} ranks listed"))),
         }

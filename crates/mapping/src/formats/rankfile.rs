@@ -4,9 +4,17 @@ use super::HostPattern;
 use fabricsim_core::{ConfigError, NodeId};
 use fabricsim_topology::Topology;
 
-/// One line per rank, in rank order, slot 0 (one rank per node).
-pub(super) fn write(map: &[NodeId], hosts: &HostPattern) -> String {
-    map.iter().enumerate().map(|(r, &n)| format!("rank {r}={} slot=0\n", hosts.name(n))).collect()
+/// One line per rank, in rank order; a node's ranks take slots 0, 1, ... in rank order.
+pub(super) fn write(topo: &Topology, map: &[NodeId], hosts: &HostPattern) -> String {
+    let mut used = vec![0u32; topo.nodes() as usize];
+    map.iter()
+        .enumerate()
+        .map(|(r, &n)| {
+            let slot = used[n.index()];
+            used[n.index()] += 1;
+            format!("rank {r}={} slot={slot}\n", hosts.name(n))
+        })
+        .collect()
 }
 
 /// `rank R=HOST slot=...` lines in any order; every rank `0..n` once.

@@ -1,4 +1,5 @@
-//! Mapping methods: each returns a rank-to-node map (one rank per node, ranks at most nodes).
+//! Mapping methods: each returns a rank-to-node map (at most `per_node` ranks a node, one by
+//! default).
 //!
 //! | method | what it does |
 //! |---|---|
@@ -9,11 +10,19 @@
 //! | `greedy` | graph growing: the rank most bound to those placed goes to the free node nearest them |
 //! | `anneal` | simulated annealing over rank orders from the default, RMATT-style ([`anneal`]) |
 //!
-//! All are deterministic (annealing for a seed and an iteration count).
+//! All are deterministic (annealing for a seed and an iteration count). With several ranks a
+//! node ([`anneal::Options::per_node`] K), every method but annealing places groups of K
+//! consecutive ranks (ranks `K g .. K g + K` form group `g`), one group a node, as it would place
+//! single ranks ([`Pattern::grouped`]); annealing moves single ranks between the nodes' K slots,
+//! from the groups laid in order. Ranks on one node exchange bytes without a link.
 
 pub mod anneal;
+pub mod anneal_links;
 pub mod baselines;
 pub mod greedy;
+
+pub use anneal::Objective;
+pub use anneal_links::LinkModel;
 
 use crate::{cost, Pattern};
 use fabricsim_core::{ConfigError, NodeId};
@@ -72,20 +81,61 @@ pub struct Mapped {
     pub detail: String,
 }
 
-/// Refuse a pattern with more ranks than the network has nodes (one rank per node).
-pub fn check_fits(topo: &Topology, pattern: &Pattern, field: &str) -> Result<(), ConfigError> {
-    if pattern.ranks() > topo.nodes() {
+/// Refuse a pattern with more ranks than the network's nodes hold, `per_node` ranks a node (a
+/// count of 0 is refused too, naming `--ranks-per-node`).
+pub fn check_fits(topo: &Topology, pattern: &Pattern, per_node: u32, field: &str) -> Result<(), ConfigError> {
+    if per_node == 0 {
+        return Err(ConfigError::new("--ranks-per-node", "0 is not a rank count"));
+    }
+    if pattern.ranks() as u64 > topo.nodes() as u64 * per_node as u64 {
         return Err(ConfigError::new(
             field,
-            format!("{} ranks do not fit the network's {} nodes (one rank per node)", pattern.ranks(), topo.nodes()),
+            format!("{} ranks do not fit the network's {} nodes ({per_node} rank(s) per node)", pattern.ranks(), topo.nodes()),
         ));
     }
     Ok(())
 }
 
-/// Run `method` (annealing with `anneal`'s options) for `pattern` on `topo`, after
-/// [`check_fits`].
+/// Run `method` (annealing with `anneal`'s options, on hop-bytes) for `pattern` on `topo`,
+/// after [`check_fits`]; `anneal.per_node` ranks a node (see the module docs).
 pub fn run(method: Method, topo: &Topology, pattern: &Pattern, anneal: &anneal::Options) -> Mapped {
+    let k = anneal.per_node.max(1);
+    if k == 1 {
+        return run_single(method, topo, pattern, anneal);
+    }
+    let start = expand(&baselines::default_order(pattern.ranks().div_ceil(k)), k, pattern.ranks());
+    if method == Method::Anneal {
+        return anneal::anneal(topo, pattern, &start, anneal);
+    }
+    let groups = pattern.grouped(k);
+    let g = run_single(method, topo, &groups, &anneal::Options { per_node: 1, ..anneal.clone() });
+    let map = expand(&g.map, k, pattern.ranks());
+    Mapped { hop_bytes: cost::hop_bytes(topo, pattern, &map), map, detail: format!("{} ({k} ranks a node)", g.detail) }
+}
+
+/// Anneal with `objective` from `start`: hop-bytes ([`anneal::anneal`]) or the busiest link
+/// under `model` ([`anneal_links::anneal_max_link`]). Errors name a route that does not end.
+pub fn anneal_objective(
+    objective: Objective,
+    topo: &Topology,
+    model: LinkModel,
+    pattern: &Pattern,
+    start: &[NodeId],
+    opts: &anneal::Options,
+) -> Result<Mapped, String> {
+    match objective {
+        Objective::HopBytes => Ok(anneal::anneal(topo, pattern, start, opts)),
+        Objective::MaxLink => Ok(anneal_links::anneal_max_link(model, topo, pattern, start, opts)?.mapped),
+    }
+}
+
+/// Rank `r` on the node of group `r / k`.
+pub fn expand(groups: &[NodeId], k: u32, ranks: u32) -> Vec<NodeId> {
+    (0..ranks).map(|r| groups[(r / k) as usize]).collect()
+}
+
+/// One rank a node.
+fn run_single(method: Method, topo: &Topology, pattern: &Pattern, anneal: &anneal::Options) -> Mapped {
     match method {
         Method::Default => {
             let map = baselines::default_order(pattern.ranks());

@@ -2,4 +2,5 @@
 
 mod embed;
 mod formats;
+mod objective;
 mod tuners;

@@ -37,14 +37,14 @@ fn every_method_maps_cg_on_a_torus_bijectively_and_annealing_beats_the_default()
 fn fewer_ranks_than_nodes_leave_nodes_free() {
     let topo = Topology::Torus(Torus::new(vec![4, 4, 2], None, None).unwrap());
     let p = generate::parse("halo:4x3:1KiB", "--generate").unwrap();
-    tune::check_fits(&topo, &p, "--generate").unwrap();
+    tune::check_fits(&topo, &p, 1, "--generate").unwrap();
     for m in Method::ALL {
         let r = tune::run(m, &topo, &p, &anneal::Options { iterations: 20_000, ..Default::default() });
         assert_eq!(r.map.len(), 12);
         assert!(distinct(&r.map) && r.map.iter().all(|n| n.0 < 32), "{}", m.name());
     }
     let big = generate::parse("ring:33:8", "--generate").unwrap();
-    assert!(tune::check_fits(&topo, &big, "--generate").unwrap_err().message.contains("33 ranks do not fit the network's 32 nodes"));
+    assert!(tune::check_fits(&topo, &big, 1, "--generate").unwrap_err().message.contains("33 ranks do not fit the network's 32 nodes"));
 }
 
 #[test]
@@ -60,4 +60,31 @@ fn a_halo_on_the_k_computer_as_a_virtual_torus_sends_every_byte_one_hop() {
     let p = generate::parse("halo:3x5:8", "--generate").unwrap();
     let v = tune::run(Method::Vtorus, &small, &p, &Default::default());
     assert!(v.detail.starts_with("the default order: the virtual torus [3, 5] holds 15 ranks"), "{}", v.detail);
+}
+
+#[test]
+fn several_ranks_a_node_fill_each_node_and_cost_no_link_within_it() {
+    let topo = Topology::Torus(Torus::new(vec![4, 4], None, None).unwrap());
+    let p = generate::parse("halo:8x4:1KiB", "--generate").unwrap();
+    assert!(tune::check_fits(&topo, &p, 1, "--generate").is_err(), "32 ranks on 16 nodes need two a node");
+    tune::check_fits(&topo, &p, 2, "--generate").unwrap();
+    let opts = anneal::Options { iterations: 20_000, per_node: 2, ..Default::default() };
+    for m in Method::ALL {
+        let r = tune::run(m, &topo, &p, &opts);
+        let mut held = [0u32; 16];
+        r.map.iter().for_each(|n| held[n.index()] += 1);
+        assert!(held.iter().all(|&h| h == 2), "{}: {held:?}", m.name());
+        assert_eq!(r.hop_bytes, cost::hop_bytes(&topo, &p, &r.map), "{}", m.name());
+    }
+    // Ranks 2g and 2g + 1 are halo neighbours along the first axis: on one node their bytes
+    // cross no link, so the default order of groups costs less than the pattern's total bytes
+    // times one hop.
+    let d = tune::run(Method::Default, &topo, &p, &opts);
+    assert_eq!(d.map[..4], [NodeId(0), NodeId(0), NodeId(1), NodeId(1)]);
+    let on_node: u64 = p.flows().iter().filter(|f| d.map[f.src as usize] == d.map[f.dst as usize]).map(|f| f.bytes).sum();
+    assert!(on_node > 0);
+    // The 8x4 torus of ranks in pairs is a 4x4 torus of groups: laid with neighbours one link
+    // apart, every byte between nodes goes one hop.
+    let v = tune::run(Method::Vtorus, &topo, &p, &opts);
+    assert_eq!(v.hop_bytes, p.total_bytes() - on_node, "{}", v.detail);
 }
