@@ -61,8 +61,9 @@ pub enum RunState {
 }
 
 impl<W: Workload, O: Observer> Simulation<W, O> {
-    /// Handle one event.
-    #[inline]
+    /// Handle one event. Always inlined: it is the body of both event loops (`advance`, and a
+    /// partitioned run's `advance_block`); called out of line, the sequential loop lost 1%.
+    #[inline(always)]
     fn dispatch(&mut self, now: u64, ev: Ev) {
         let c = &mut self.core;
         match ev {

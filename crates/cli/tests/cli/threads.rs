@@ -10,7 +10,9 @@ use serde_json::Value;
 fn results_only(v: &mut Value) {
     match v {
         Value::Object(m) => {
-            m.retain(|k, _| !(k.contains("wall") || k.contains("per_second") || k == "events" || k.starts_with("peak_") || k == "provenance" || k == "parallel"));
+            m.retain(|k, _| {
+                !(k.contains("wall") || k.contains("per_second") || k == "events" || k.starts_with("peak_") || k == "provenance" || k == "parallel")
+            });
             m.values_mut().for_each(results_only);
         }
         Value::Array(a) => a.iter_mut().for_each(results_only),
