@@ -39,8 +39,6 @@ pub struct Partitioned<W: Workload> {
     /// The window, ps.
     sync: u64,
     threads: usize,
-    /// The last instant handled (the hard end once reached), once the run is over.
-    end: Option<u64>,
     /// Packets that crossed from one block to another so far.
     crossed: u64,
     timing: WindowTiming,
@@ -97,7 +95,7 @@ impl Builder<()> {
         }
         let sync = if layout.blocks > 1 { blocks[0].partition_lookahead()?.ps() } else { blocks[0].lookahead().map_or(0, |t| t.ps()) };
         let timing = WindowTiming { busy_s: vec![0.0; blocks.len()], ..Default::default() };
-        Ok(Partitioned { blocks, layout, sync, threads, end: None, crossed: 0, timing })
+        Ok(Partitioned { blocks, layout, sync, threads, crossed: 0, timing })
     }
 }
 
@@ -189,7 +187,6 @@ impl<W: Workload + Send> Partitioned<W> {
             // Skip windows in which nothing happens (judged, they would all say what this one did).
             window_end = crate::run::next_sync_after(next.ps(), self.sync).max(window_end + self.sync.max(1));
         };
-        self.end = Some(end);
         self.finish(end)
     }
 
@@ -249,9 +246,7 @@ impl<W: Workload + Send> Partitioned<W> {
     fn check_idle(&self, now: u64) -> Result<(), SimError> {
         let (in_network, open, _) = self.balances();
         if in_network > 0 || open > 0 {
-            let progress = self.blocks.iter().map(|b| b.core.meter.last_progress).max().unwrap_or(0);
-            let ports = self.stuck_ports(in_network, open);
-            return Err(SimError::Deadlock { buffered: in_network, idle_ns: now.saturating_sub(progress) / 1000, ports });
+            return Err(self.deadlock(now, in_network, open));
         }
         Ok(())
     }
@@ -259,19 +254,25 @@ impl<W: Workload + Send> Partitioned<W> {
     /// The deadlock watchdog over all blocks.
     fn check_watchdog(&self, now: u64, watchdog: u64) -> Result<(), SimError> {
         let (in_network, open, _) = self.balances();
-        let progress = self.blocks.iter().map(|b| b.core.meter.last_progress).max().unwrap_or(0);
-        if in_network > 0 && now.saturating_sub(progress) > watchdog {
-            let ports = self.stuck_ports(in_network, open);
-            return Err(SimError::Deadlock { buffered: in_network, idle_ns: (now - progress) / 1000, ports });
+        if in_network > 0 && now.saturating_sub(self.last_progress()) > watchdog {
+            return Err(self.deadlock(now, in_network, open));
         }
         Ok(())
     }
 
-    fn stuck_ports(&self, in_network: u64, open: u64) -> String {
-        if in_network == 0 {
-            return format!("{open} messages waiting in NICs");
-        }
-        self.blocks.iter().map(|b| b.core.stuck_ports()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ")
+    /// The latest any block made progress until.
+    fn last_progress(&self) -> u64 {
+        self.blocks.iter().map(|b| b.core.meter.last_progress).max().unwrap_or(0)
+    }
+
+    /// The deadlock at `now` with `in_network` packets and `open` messages under way.
+    fn deadlock(&self, now: u64, in_network: u64, open: u64) -> SimError {
+        let ports = if in_network == 0 {
+            format!("{open} messages waiting in NICs")
+        } else {
+            self.blocks.iter().map(|b| b.core.stuck_ports()).filter(|s| !s.is_empty()).collect::<Vec<_>>().join("; ")
+        };
+        SimError::Deadlock { buffered: in_network, idle_ns: now.saturating_sub(self.last_progress()) / 1000, ports }
     }
 
     /// Close every block at `end` and merge their outcomes (see `merge.rs`).
