@@ -25,6 +25,9 @@ pub(crate) fn print(info: &InfoReport, json: bool) {
         if let Some(k) = info.link_kinds {
             println!("links electrical           {}", k.links_electrical);
             println!("links optical              {}", k.links_optical);
+            if k.links_loopback > 0 {
+                println!("links loopback             {}", k.links_loopback);
+            }
             println!("optical link fraction      {:.4}", k.optical_link_fraction);
         }
         for l in &info.link_latencies {

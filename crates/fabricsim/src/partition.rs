@@ -8,7 +8,10 @@
 //!   dividing both (an approximation: the real cut may fall inside blocks);
 //! * a rack (`packaging.rack`) longer than the partition shrinks to it (the partition sits in
 //!   one rack, so no cable runs along that axis), else to the largest multiple of the block it
-//!   holds.
+//!   holds;
+//! * a ring closes through a loopback (`packaging.loopback_axes`) only along axes where the
+//!   partition spans the preset's whole block (a Blue Gene/Q partition of 4 along A loops back
+//!   in the midplane's link chips; one of 2 lies inside the midplane, its ring on the board).
 //!
 //! Keys the scenario writes itself are never changed.
 
@@ -20,12 +23,23 @@ pub fn fit(merged: &mut toml::Value, explicit: &toml::Value) {
         return;
     }
     let Some(shape) = ints(merged.get("topology").and_then(|t| t.get("shape"))) else { return };
+    // Axis names (the topology's, or its default ones), for the loopback axes.
+    let names: Vec<String> = merged
+        .get("topology")
+        .and_then(|t| t.get("axes"))
+        .and_then(|a| a.as_array())
+        .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect::<Vec<_>>())
+        .filter(|v| v.len() == shape.len())
+        .unwrap_or_else(|| (0..shape.len()).map(|i| format!("d{i}")).collect());
     let Some(packaging) = merged.get_mut("packaging").and_then(|p| p.as_table_mut()) else { return };
     let preset_block = ints(packaging.get("block")).filter(|b| b.len() == shape.len());
     let block = match (&preset_block, own("packaging", "block")) {
         (Some(b), false) => {
             let fitted: Vec<i64> = b.iter().zip(&shape).map(|(&b, &k)| if b >= k { k } else { gcd(b, k) }).collect();
             packaging.insert("block".into(), toml::Value::Array(fitted.iter().map(|&x| toml::Value::Integer(x)).collect()));
+            if !own("packaging", "loopback_axes") {
+                shrink_loopbacks(packaging, b, &fitted, &names);
+            }
             Some(fitted)
         }
         _ => ints(packaging.get("block")),
@@ -48,6 +62,23 @@ pub fn fit(merged: &mut toml::Value, explicit: &toml::Value) {
         })
         .collect();
     packaging.insert("rack".into(), toml::Value::Array(fitted.iter().map(|&x| toml::Value::Integer(x)).collect()));
+}
+
+/// Drop from the preset's `loopback_axes` the axes along which its block shrank to the
+/// partition (`names`: the axis names; a preset that names no loopback axes means every axis).
+fn shrink_loopbacks(packaging: &mut toml::map::Map<String, toml::Value>, block: &[i64], fitted: &[i64], names: &[String]) {
+    if packaging.get("loopback_latency").is_none() {
+        return;
+    }
+    let listed: Option<Vec<String>> =
+        packaging.get("loopback_axes").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect());
+    let kept: Vec<toml::Value> = names
+        .iter()
+        .enumerate()
+        .filter(|(a, n)| fitted[*a] == block[*a] && listed.as_ref().is_none_or(|l| l.contains(n)))
+        .map(|(_, n)| toml::Value::String(n.clone()))
+        .collect();
+    packaging.insert("loopback_axes".into(), toml::Value::Array(kept));
 }
 
 /// An array of positive integers, if `v` is one.
@@ -89,5 +120,22 @@ mod tests {
         let own = packaging(&["machine.preset=tofud", "topology.shape=[2,2,4,2,3,2]", "packaging.block=[1,1,1,1,1,1]"]);
         assert_eq!(own.0, Some(vec![1, 1, 1, 1, 1, 1]));
         assert_eq!(packaging(&["machine.preset=tofud"]), (Some(vec![2, 2, 4, 2, 3, 2]), Some(vec![2, 2, 8, 2, 3, 2])));
+    }
+
+    #[test]
+    fn rings_loop_back_only_along_axes_the_partition_spans_a_whole_block_of() {
+        let axes = |sets: &[&str]| {
+            let mut s = Scenario::default();
+            s.apply_overrides(&sets.iter().map(|x| x.to_string()).collect::<Vec<_>>()).unwrap();
+            s.packaging.loopback_axes.clone()
+        };
+        let all = ["A", "B", "C", "D"].map(String::from).to_vec();
+        assert_eq!(axes(&["machine.preset=bgq"]), Some(all.clone()));
+        assert_eq!(axes(&["machine.preset=bgq", "topology.shape=[4,4,4,4,2]"]), Some(all));
+        // A 4x4x2x2x2 partition: A and B span the midplane (link-chip loopbacks), C and D do not.
+        assert_eq!(axes(&["machine.preset=bgq", "topology.shape=[4,4,2,2,2]"]), Some(["A", "B"].map(String::from).to_vec()));
+        // Written axes stay.
+        let own = axes(&["machine.preset=bgq", "topology.shape=[4,4,2,2,2]", "packaging.loopback_axes=[\"C\"]"]);
+        assert_eq!(own, Some(vec!["C".to_string()]));
     }
 }

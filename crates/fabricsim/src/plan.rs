@@ -73,6 +73,7 @@ impl Plan {
         if let (Some(floor), Topology::Torus(t)) = (floor(s, &topology)?, &topology) {
             floor.check(t, s.packaging.block.as_deref().unwrap_or(&floor.rack))?;
         }
+        loopback_axes(s, &topology)?;
         let direct = matches!(topology, Topology::Torus(_));
         let n = &s.nic;
         let far = n.cmg == crate::scenario::Cmg::Far;
@@ -91,6 +92,7 @@ impl Plan {
             link_bandwidth,
             link_latency,
             optical_latency: s.packaging.optical_latency,
+            loopback_latency: s.packaging.loopback_latency,
             cable_delay: s.packaging.cable_delay,
             router_delay: s.router.delay,
             terminal_bandwidth: s.nic.bandwidth.unwrap_or(link_bandwidth),
@@ -179,6 +181,9 @@ impl Plan {
             let block = self.scenario.packaging.block.as_ref().or(floor.as_ref().map(|f| &f.rack));
             if let Some(block) = block {
                 g.optical = packaging::optical_ports(t, &g, block);
+                if let Ok(Some(axes)) = loopback_axes(&self.scenario, &self.topology) {
+                    g.loopback = packaging::loopback_ports(t, &g, block, &axes);
+                }
                 if let Some(f) = &floor {
                     g.cable_m = packaging::cable_metres(t, &g, block, f);
                 }
@@ -352,6 +357,33 @@ pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
 /// A buffer size from the scenario as a byte count the network takes (`field` names it).
 fn buffer_bytes(field: &str, b: Bytes) -> Result<u32, ConfigError> {
     u32::try_from(b.get()).ok().filter(|b| *b <= u32::MAX / 2).ok_or_else(|| ConfigError::new(field, format!("{b} is too large")))
+}
+
+/// Which axes' wrap links close through a loopback (`packaging.loopback_latency`,
+/// `packaging.loopback_axes`), one flag per torus axis; `None` without a loopback latency.
+fn loopback_axes(s: &Scenario, topology: &Topology) -> Result<Option<Vec<bool>>, ConfigError> {
+    let p = &s.packaging;
+    if p.loopback_latency.is_none() {
+        return match p.loopback_axes {
+            Some(_) => Err(ConfigError::new("packaging.loopback_axes", "needs packaging.loopback_latency")),
+            None => Ok(None),
+        };
+    }
+    let Topology::Torus(t) = topology else {
+        return Err(ConfigError::new("packaging.loopback_latency", "applies to torus/mesh topologies only"));
+    };
+    if p.block.is_none() && p.rack.is_none() {
+        return Err(ConfigError::new("packaging.loopback_latency", "needs packaging.block (the package a ring closes inside)"));
+    }
+    let Some(names) = &p.loopback_axes else { return Ok(Some(vec![true; t.dims()])) };
+    let mut axes = vec![false; t.dims()];
+    for name in names {
+        let a = t.axis_index(name).ok_or_else(|| {
+            ConfigError::new("packaging.loopback_axes", format!("{name:?} is not an axis of the topology ({})", t.names().join(", ")))
+        })?;
+        axes[a] = true;
+    }
+    Ok(Some(axes))
 }
 
 /// The scenario's floor layout (`packaging.rack` and the keys beside it), if it gives one.

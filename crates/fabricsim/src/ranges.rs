@@ -56,6 +56,7 @@ pub const RANGES: &[(&str, Range)] = &[
     ("nic.gpu_tx_overhead", DELAY),
     ("nic.gpu_packet_overhead", DELAY),
     ("packaging.optical_latency", DELAY),
+    ("packaging.loopback_latency", DELAY),
     ("packaging.cable_delay", Range::Time(Time(0), Time(1000 * NS))),
     ("hardware.channel_serial", DELAY),
     ("hardware.channel_overlap", DELAY),

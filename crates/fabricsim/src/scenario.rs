@@ -375,9 +375,17 @@ impl Default for PacketSpec {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PackagingSpec {
+    /// Nodes per package along each axis (each divides its axis).
     pub block: Option<Vec<u32>>,
     /// Fixed latency of optical links, transceivers and SerDes (default: `topology.link_latency`).
     pub optical_latency: Option<Time>,
+    /// Latency of a loopback: the wrap link of a ring that `block` spans whole, closed through
+    /// the package's edge hardware (Blue Gene/Q: a link chip looping a midplane's face back).
+    /// Unset: such links are board links like the others.
+    pub loopback_latency: Option<Time>,
+    /// Axes whose wrap links close through that hardware (by name, as `topology.axes`).
+    /// Unset: every axis.
+    pub loopback_axes: Option<Vec<String>>,
     /// Nodes per rack along each axis (a multiple of `block`). Unset: no floor layout, every
     /// optical link alike.
     pub rack: Option<Vec<u32>>,
@@ -403,6 +411,8 @@ impl Default for PackagingSpec {
         PackagingSpec {
             block: None,
             optical_latency: None,
+            loopback_latency: None,
+            loopback_axes: None,
             rack: None,
             racks_per_row: None,
             rack_pitch_m: 0.8,
@@ -797,6 +807,8 @@ pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
     ("packet.max_payload", "\"1920B\"", "largest payload per packet; unset: packet size minus header"),
     ("packaging.block", "[2, 2, 2]", "nodes per package along each axis (links leaving one are optical); unset: all links alike"),
     ("packaging.optical_latency", "\"50ns\"", "latency of optical links; unset: the link latency"),
+    ("packaging.loopback_latency", "\"69ns\"", "latency of a ring's wrap link closed inside its block; unset: a board link"),
+    ("packaging.loopback_axes", "[\"A\", \"B\"]", "axes whose wrap links close through a loopback; unset: every axis"),
     ("packaging.rack", "[2, 2, 8]", "nodes per rack along each axis: links between blocks become cables laid out on the floor; unset: no layout"),
     ("packaging.racks_per_row", "24", "racks per row on the floor; unset: a square room"),
     ("sim.warmup", "\"5us\"", "warm-up before the window; unset: a quarter of sim.duration"),

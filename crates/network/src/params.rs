@@ -12,6 +12,9 @@ pub struct NetworkParams {
     pub link_latency: Time,
     /// Latency of links the packaging marks optical (`PortGraph::optical`); `None`: as others.
     pub optical_latency: Option<Time>,
+    /// Latency of loopback links (`PortGraph::loopback`: a ring closed inside its package
+    /// through the package's edge hardware); `None`: as others.
+    pub loopback_latency: Option<Time>,
     /// Router pipeline delay, paid when a packet arrives at a router over a network link.
     pub router_delay: Time,
     /// Bandwidth of each NIC engine's path into and out of its router.
@@ -110,6 +113,7 @@ impl Default for NetworkParams {
             link_bandwidth: Bandwidth(5_000_000_000),
             link_latency: Time::from_ns(20),
             optical_latency: None,
+            loopback_latency: None,
             router_delay: Time::from_ns(40),
             terminal_bandwidth: Bandwidth(5_000_000_000),
             terminal_latency: Time::ZERO,
@@ -171,9 +175,10 @@ impl NetworkParams {
     /// package the optical latency, a link inside one the link latency.
     pub fn link_latency_of(&self, graph: &fabricsim_topology::PortGraph, port: usize) -> u64 {
         let optical = self.optical_latency.unwrap_or(self.link_latency).ps();
-        match (graph.cable_m.get(port), graph.optical.get(port)) {
-            (Some(&m), _) if m > 0.0 => optical + (m as f64 * self.cable_delay.ps() as f64).round() as u64,
-            (_, Some(true)) => optical,
+        match (graph.cable_m.get(port), graph.optical.get(port), graph.loopback.get(port)) {
+            (Some(&m), _, _) if m > 0.0 => optical + (m as f64 * self.cable_delay.ps() as f64).round() as u64,
+            (_, Some(true), _) => optical,
+            (_, _, Some(true)) => self.loopback_latency.unwrap_or(self.link_latency).ps(),
             _ => self.link_latency.ps(),
         }
     }

@@ -43,6 +43,9 @@ pub struct PortGraph {
     pub owner: Vec<RouterId>,
     /// Optical links (by packaging); empty when all links are alike.
     pub optical: Vec<bool>,
+    /// Loopback links (wrap links closed inside a package through its edge hardware, by
+    /// packaging); empty when there are none.
+    pub loopback: Vec<bool>,
     /// Cable length in metres of each port's link (by the packaging's floor layout; 0: none, a
     /// link inside a package); empty without a floor layout.
     pub cable_m: Vec<f32>,
@@ -64,6 +67,7 @@ impl PortGraph {
             attach: vec![PortId(UNCONNECTED); (nodes * engines) as usize],
             owner,
             optical: Vec::new(),
+            loopback: Vec::new(),
             cable_m: Vec::new(),
         }
     }

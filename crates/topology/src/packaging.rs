@@ -13,6 +13,8 @@ pub struct LinkKinds {
     pub links_electrical: u64,
     /// Links between two blocks.
     pub links_optical: u64,
+    /// Wrap links closed inside their block through a loopback (not counted as electrical).
+    pub links_loopback: u64,
     /// `links_optical` over all links (0 when there are none).
     pub optical_link_fraction: f64,
 }
@@ -44,20 +46,42 @@ pub fn optical_ports(torus: &Torus, graph: &PortGraph, block: &[u32]) -> Vec<boo
     v
 }
 
-/// Count electrical and optical links (each bidirectional link once).
+/// Whether each global port's link is a loopback: the wrap link of a ring on one of `axes` that
+/// the block spans whole, so it leaves the block's face and comes straight back in (on Blue
+/// Gene/Q, through a link chip looping a midplane's surface back onto itself). `axes[a]` says
+/// whether axis `a`'s face links pass such hardware; links inside a board do not.
+pub fn loopback_ports(torus: &Torus, graph: &PortGraph, block: &[u32], axes: &[bool]) -> Vec<bool> {
+    let mut v = vec![false; graph.total_ports() as usize];
+    for p in 0..graph.total_ports() {
+        if graph.kind[p as usize] != PortKind::Network {
+            continue;
+        }
+        let router = graph.owner[p as usize];
+        let local = graph.local(fabricsim_core::PortId(p));
+        let Some((axis, delta)) = torus.port_axis(local) else { continue };
+        let whole = block[axis] == torus.shape()[axis];
+        v[p as usize] = axes[axis] && whole && torus.crosses_dateline(Torus::node_on(router), axis, delta);
+    }
+    v
+}
+
+/// Count electrical, optical and loopback links (each bidirectional link once; loopbacks as
+/// `graph.loopback` marks them).
 pub fn count(graph: &PortGraph, optical: &[bool]) -> LinkKinds {
-    let mut e = 0;
-    let mut o = 0;
+    let (mut e, mut o, mut l) = (0, 0, 0);
     for (p, &is_optical) in optical.iter().enumerate().take(graph.total_ports() as usize) {
         if graph.kind[p] == PortKind::Network && (p as u32) < graph.peer[p] {
             if is_optical {
                 o += 1;
+            } else if graph.loopback.get(p).copied().unwrap_or(false) {
+                l += 1;
             } else {
                 e += 1;
             }
         }
     }
-    LinkKinds { links_electrical: e, links_optical: o, optical_link_fraction: if e + o == 0 { 0.0 } else { o as f64 / (e + o) as f64 } }
+    let all = e + o + l;
+    LinkKinds { links_electrical: e, links_optical: o, links_loopback: l, optical_link_fraction: if all == 0 { 0.0 } else { o as f64 / all as f64 } }
 }
 
 /// Where the racks stand, for cable lengths. The torus is cut into racks of `rack` nodes per
@@ -186,6 +210,31 @@ mod tests {
         let k = count(&g, &optical_ports(&t, &g, &[4]));
         assert_eq!((k.links_electrical, k.links_optical), (6, 2));
         assert!(check_block(&t, &[3]).is_err());
+    }
+
+    #[test]
+    fn loopbacks_are_the_wrap_links_of_rings_a_block_spans() {
+        // A 4x4x2 torus in one block: each 4-ring closes through one loopback link (both its
+        // directions), the 2-ring only where asked; a mesh axis has none.
+        let t = Torus::new(vec![4, 4, 2], None, None).unwrap();
+        let g = t.build_graph(1);
+        let ports = |axes: &[bool]| loopback_ports(&t, &g, &[4, 4, 2], axes).iter().filter(|&&b| b).count();
+        // Axis A: 8 rings (4 x 2 nodes) x 2 directions.
+        assert_eq!(ports(&[true, false, false]), 16);
+        assert_eq!(ports(&[true, true, false]), 32);
+        // Every loopback port's peer is one too, on the same axis.
+        let lb = loopback_ports(&t, &g, &[4, 4, 2], &[true, true, true]);
+        for p in (0..lb.len()).filter(|&p| lb[p]) {
+            assert!(lb[g.peer[p] as usize]);
+            let a = Torus::node_on(g.owner[p]);
+            let b = Torus::node_on(g.owner[g.peer[p] as usize]);
+            assert_eq!(t.distance(a, b), 1);
+        }
+        // A block that does not span the axis makes its wrap link an inter-block (optical) one.
+        assert_eq!(loopback_ports(&t, &g, &[2, 4, 2], &[true, false, false]).iter().filter(|&&b| b).count(), 0);
+        let mesh = Torus::new(vec![4, 4, 2], Some(vec![false, true, true]), None).unwrap();
+        let gm = mesh.build_graph(1);
+        assert_eq!(loopback_ports(&mesh, &gm, &[4, 4, 2], &[true, false, false]).iter().filter(|&&b| b).count(), 0);
     }
 
     #[test]

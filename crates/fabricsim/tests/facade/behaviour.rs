@@ -874,6 +874,44 @@ fn cables_laid_out_on_the_floor_add_their_length_to_zero_load_latency() {
 }
 
 #[test]
+fn a_ring_closed_inside_its_block_pays_the_loopback_on_its_wrap_link_only() {
+    // A 4x4x4 torus in one block: the wrap links of d0 and d1 close through a loopback of
+    // 60 ns (the board links' 20 ns plus 40), d2's do not. From (0,0,0) to (3,0,0) is one hop
+    // over d0's wrap link; to (1,0,0) one board link; to (0,0,3) one hop over d2's wrap link.
+    let one_way = |dst: &str, loopback: bool| {
+        let dst = format!("workload.dst={dst}");
+        let mut sets = vec!["topology.shape=[4,4,4]", "workload.type=pingpong", "workload.src=[0,0,0]", &dst];
+        if loopback {
+            sets.extend(["packaging.block=[4,4,4]", "packaging.loopback_latency=\"60ns\"", "packaging.loopback_axes=[\"d0\",\"d1\"]"]);
+        }
+        Plan::new(&with(&sets)).unwrap().run().unwrap().workload.one_way_latency_ns.unwrap()
+    };
+    let board = torus(&mut Scenario::default()).link_latency.as_ns_f64();
+    assert!((one_way("[3,0,0]", true) - one_way("[3,0,0]", false) - (60.0 - board)).abs() < 1e-6);
+    assert_eq!(one_way("[1,0,0]", true), one_way("[1,0,0]", false));
+    assert_eq!(one_way("[0,0,3]", true), one_way("[0,0,3]", false));
+    // `info` counts them: 16 rings on each of d0 and d1.
+    let mut s = Scenario::default();
+    s.apply_overrides(
+        &["topology.shape=[4,4,4]", "packaging.block=[4,4,4]", "packaging.loopback_latency=\"60ns\"", "packaging.loopback_axes=[\"d0\",\"d1\"]"]
+            .map(String::from),
+    )
+    .unwrap();
+    let kinds = fabricsim::info(&s).unwrap().link_kinds.unwrap();
+    assert_eq!((kinds.links_loopback, kinds.links_electrical, kinds.links_optical), (32, 3 * 64 - 32, 0));
+    // A bad axis, or axes without a latency, are refused by name.
+    s.apply_overrides(&["packaging.loopback_axes=[\"W\"]".to_string()]).unwrap();
+    let e = Plan::new(&s).err().unwrap().to_string();
+    assert!(e.starts_with("packaging.loopback_axes") && e.contains("\"W\""), "{e}");
+    let mut s = Scenario::default();
+    s.apply_overrides(&["topology.shape=[4,4,4]", "packaging.loopback_axes=[\"d0\"]"].map(String::from)).unwrap();
+    assert!(Plan::new(&s).err().unwrap().to_string().starts_with("packaging.loopback_axes"));
+    let mut s = Scenario::default();
+    s.apply_overrides(&["topology.shape=[4,4,4]", "packaging.loopback_latency=\"60ns\""].map(String::from)).unwrap();
+    assert!(Plan::new(&s).err().unwrap().to_string().starts_with("packaging.loopback_latency"));
+}
+
+#[test]
 fn a_shared_crossbar_costs_a_switch_throughput_only_with_several_vcs() {
     // One 16-port switch under saturating uniform traffic. With one VC per port the two
     // crossbars are the same switch: identical runs. With four, a shared crossbar input sends

@@ -31,6 +31,12 @@ fn slot(class: u8) -> usize {
     class as usize & (TABLE - 1)
 }
 
+/// Whether router port `port`'s link has a latency of its own: a cable (a length from the floor
+/// layout) or a loopback with its own latency.
+fn has_own_latency(graph: &PortGraph, port: usize, p: &NetworkParams) -> bool {
+    graph.cable_m.get(port).is_some_and(|&m| m > 0.0) || (p.loopback_latency.is_some() && graph.loopback.get(port).copied().unwrap_or(false))
+}
+
 #[derive(Debug, Clone)]
 pub(crate) struct ChannelTiming {
     /// Time from a packet's head leaving the sender to arriving at the receiver, ps.
@@ -64,12 +70,12 @@ impl ChannelTiming {
         }
     }
 
-    /// Class of router port `port`: a cable of its own length (`graph.cable_m`) gets the class
-    /// of its latency (`NetworkParams::link_latency_of`; a new class for a new latency);
+    /// Class of router port `port`: a cable of its own length (`graph.cable_m`) or a loopback
+    /// link gets the class of its latency (`NetworkParams::link_latency_of`; a new class for a new latency);
     /// `None` when there are more distinct latencies than classes.
     pub(crate) fn of_port(&mut self, graph: &PortGraph, port: usize, p: &NetworkParams) -> Option<u8> {
         Some(match graph.kind[port] {
-            PortKind::Network if graph.cable_m.get(port).is_some_and(|&m| m > 0.0) => {
+            PortKind::Network if has_own_latency(graph, port, p) => {
                 let ps = p.link_latency_of(graph, port);
                 match (CABLES as usize..self.next).find(|&c| self.credit_latency[c] == ps) {
                     Some(c) => c as u8,

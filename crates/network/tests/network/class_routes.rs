@@ -53,6 +53,18 @@ fn a_tree_spans_its_rectangle_through_neighbours_in_dimension_order() {
     // The centre of a 4-ring is 1 away from one end and 2 from the other: depth 2 + 2 + 1.
     let all: Vec<u32> = (0..32).collect();
     assert_eq!(ClassTree::build(&t, &all, ClassTree::centre(&t, &all)).unwrap().depth(), 5);
+    // Half-way round a ring either way is as deep; the tree then keeps off the wrap link.
+    for root_x in 0..4 {
+        let line: Vec<u32> = (0..4).map(|x| t.node_at(&[x, 0, 0]).unwrap().0).collect();
+        let tree = ClassTree::build(&t, &line, line[root_x]).unwrap();
+        assert_eq!(tree.depth(), 2);
+        for i in (0..4).filter(|&i| i != root_x) {
+            let (x, px) = (t.coord(NodeId(tree.nodes[i]), 0), t.coord(NodeId(tree.nodes[tree.parent[i]]), 0));
+            let wrap = x.abs_diff(px) == 3;
+            let tie = x.abs_diff(root_x as u32) == 2;
+            assert!(!(tie && wrap), "root {root_x}: node {x} reaches its parent {px} over the wrap link on a tie");
+        }
+    }
     // Not a rectangle.
     let e = ClassTree::build(&t, &[0, 1, 5], 0).unwrap_err();
     assert!(e.contains("rectangle"), "{e}");

@@ -59,9 +59,21 @@ impl ClassTree {
             let mut c = torus.coords(v.into());
             let a = (0..dims).find(|&a| c[a] != rc[a]).unwrap();
             let n = torus.shape()[a];
-            // Offsets within the rectangle's arc; on a whole ring the shorter way (+ on a tie).
+            // Offsets within the rectangle's arc; on a whole ring the shorter way. On a tie
+            // (half-way round an even ring) the way that keeps off the ring's wrap link: the
+            // same depth without the link that may close through packaging hardware (a
+            // loopback or a long cable, `fabricsim_topology::packaging`).
             let (oc, or) = ((c[a] + n - lo[a]) % n, (rc[a] + n - lo[a]) % n);
-            let up = if full(a) { (or + n - oc) % n <= n / 2 } else { or > oc };
+            let up = if full(a) {
+                let ahead = (or + n - oc) % n;
+                if 2 * ahead == n {
+                    c[a] < rc[a]
+                } else {
+                    ahead < n - ahead
+                }
+            } else {
+                or > oc
+            };
             c[a] = if up { (c[a] + 1) % n } else { (c[a] + n - 1) % n };
             let p = index(torus.node_at(&c).unwrap().0).unwrap();
             parent[i] = p;
