@@ -21,7 +21,7 @@ mod sphere;
 pub mod throughput;
 
 pub use all_to_all::{AllToAll, Schedule};
-pub use link_streams::{LinkStreams, Stream};
+pub use link_streams::{Iterations, LinkStreams, Stream};
 pub use open_loop::OpenLoop;
 pub use pattern::{Pattern, Shape};
 pub use pingpong::PingPong;

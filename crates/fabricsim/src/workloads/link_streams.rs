@@ -3,9 +3,9 @@
 use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::plan::rank_on;
 use crate::Error;
-use fabricsim_core::{Bytes, ConfigError};
+use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_topology::{PortKind, Topology, Torus};
-use fabricsim_workload::{AnyWorkload, LinkStreams, Stream};
+use fabricsim_workload::{AnyWorkload, Iterations, LinkStreams, Stream};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -21,11 +21,26 @@ pub struct LinkStreamsSpec {
     pub messages: u64,
     /// How many of the node's links (in port order: axis by axis, + before -). Default: all.
     pub directions: Option<u32>,
+    /// Iterations of the benchmark's loop: each posts its messages once every message of the
+    /// previous one has arrived and been polled. Default 1.
+    pub iterations: u64,
+    /// Time each posting core spends per iteration before its first post (loop control,
+    /// re-arming the reception counters), on top of `nic.software_overhead` per message and
+    /// `nic.poll_overhead` per completion. Default 0.
+    pub iteration_overhead: Time,
 }
 
 impl Default for LinkStreamsSpec {
     fn default() -> Self {
-        LinkStreamsSpec { packet_size: default_packet_size(), src: None, message_size: default_message_size(), messages: 1, directions: None }
+        LinkStreamsSpec {
+            packet_size: default_packet_size(),
+            src: None,
+            message_size: default_message_size(),
+            messages: 1,
+            directions: None,
+            iterations: 1,
+            iteration_overhead: Time::ZERO,
+        }
     }
 }
 
@@ -40,6 +55,7 @@ impl LinkStreamsSpec {
         let src = plan.node_at("workload.src", &self.src)?;
         let size = positive("workload.message_size", self.message_size)?.get();
         let messages = positive("workload.messages", self.messages)?;
+        let iterations = Iterations { count: positive("workload.iterations", self.iterations)?, overhead: self.iteration_overhead };
         let built;
         let g = match cx.graph {
             Some(g) => g,
@@ -63,6 +79,6 @@ impl LinkStreamsSpec {
                 streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: me });
             }
         }
-        Ok(AnyWorkload::LinkStreams(LinkStreams::new(streams, size, messages)))
+        Ok(AnyWorkload::LinkStreams(LinkStreams::repeated(streams, size, messages, iterations)))
     }
 }
