@@ -75,6 +75,12 @@ pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
         "core time per iteration before its first post (loop control, re-arming reception counters)",
     ),
     (
+        "workload.type=neighbor_exchange;workload.src=[0,0,0];hardware.type=bgq_class_routes",
+        "workload.iteration_barrier",
+        "false",
+        "each iteration starts with an in-network barrier of the src node (needs [hardware])",
+    ),
+    (
         "workload.type=all_to_all;workload.schedule=random",
         "workload.destinations",
         "32",

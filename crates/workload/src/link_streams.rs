@@ -7,16 +7,17 @@
 //!
 //! **Iterations.** A benchmark repeats the exchange in a loop: the messages of one iteration are
 //! posted only once every message of the previous one has arrived and been taken by the
-//! receiving core (the loop waits on the reception counters), and each iteration costs its
-//! posting cores a fixed time before the first post (loop control, re-arming the reception
-//! counters). With one iteration and no per-iteration cost, all messages are posted at time
-//! zero, as before.
+//! receiving core (the loop waits on the reception counters). An iteration may first pass an
+//! in-network barrier of the benchmark's node (so that every reception counter is re-armed
+//! before anything is sent to it, as Blue Gene/Q's SPI benchmarks do), and costs its posting
+//! cores a fixed time before the first post (loop control, re-arming the counters). With one
+//! iteration, no barrier and no per-iteration cost, all messages are posted at time zero.
 //!
 //! Throughput is all payload delivered over the time until the last message arrived.
 
 use crate::WorkloadReport;
 use fabricsim_core::Time;
-use fabricsim_nic::{Api, Delivered, Rank, Workload};
+use fabricsim_nic::{Api, Delivered, HwCollective, HwGroup, HwKind, Rank, Workload};
 
 /// One stream: from `src` out of local port `port` to `dst`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,13 +37,19 @@ pub struct Iterations {
     pub count: u64,
     /// Time each posting core spends per iteration before its first post.
     pub overhead: Time,
+    /// The rank that passes an in-network barrier (a group of its own) at the start of each
+    /// iteration, before anything is posted (`None`: no barrier).
+    pub barrier: Option<Rank>,
 }
 
 impl Default for Iterations {
     fn default() -> Self {
-        Iterations { count: 1, overhead: Time::ZERO }
+        Iterations { count: 1, overhead: Time::ZERO, barrier: None }
     }
 }
+
+/// The id of the barrier's group (one group, made at the start).
+const BARRIER_GROUP: u32 = 0;
 
 /// A set of link-pinned streams (see the module docs).
 pub struct LinkStreams {
@@ -57,6 +64,8 @@ pub struct LinkStreams {
     /// Messages heard of, all iterations.
     done: u64,
     last: Time,
+    /// Why the barrier could not run (the network refused its group or its start).
+    error: Option<String>,
 }
 
 impl LinkStreams {
@@ -69,7 +78,7 @@ impl LinkStreams {
     pub fn repeated(streams: Vec<Stream>, bytes: u64, messages: u64, iterations: Iterations) -> Self {
         let messages = messages.max(1);
         let iterations = Iterations { count: iterations.count.max(1), ..iterations };
-        LinkStreams { streams, bytes, messages, iterations, started: 0, pending: 0, done: 0, last: Time::ZERO }
+        LinkStreams { streams, bytes, messages, iterations, started: 0, pending: 0, done: 0, last: Time::ZERO, error: None }
     }
 
     fn per_iteration(&self) -> u64 {
@@ -88,11 +97,29 @@ impl LinkStreams {
         }
     }
 
-    /// Start the next iteration: post now, or wake every posting rank once its per-iteration
-    /// cost is paid.
+    /// Why the run could not go on (the network has no barrier for the iteration's start).
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Start the next iteration: its barrier, or its posts.
     fn begin(&mut self, api: &mut Api) {
         self.started += 1;
         self.pending = self.per_iteration();
+        match self.iterations.barrier {
+            Some(rank) => {
+                let c = HwCollective::new(HwKind::Barrier, BARRIER_GROUP, 0, self.started);
+                if let Err(e) = api.collective_start(rank, c) {
+                    self.error.get_or_insert(e);
+                }
+            }
+            None => self.post(api),
+        }
+    }
+
+    /// Post the iteration's messages now, or wake every posting rank once its per-iteration
+    /// cost is paid.
+    fn post(&mut self, api: &mut Api) {
         if self.iterations.overhead == Time::ZERO {
             for _ in 0..self.messages {
                 for s in &self.streams {
@@ -113,7 +140,19 @@ impl LinkStreams {
 
 impl Workload for LinkStreams {
     fn start(&mut self, api: &mut Api) {
+        if let Some(rank) = self.iterations.barrier {
+            let g = HwGroup { id: BARRIER_GROUP, members: vec![rank], sums: false, root: None };
+            if let Err(e) = api.collective_group(&g) {
+                self.error.get_or_insert(e);
+                return;
+            }
+        }
         self.begin(api);
+    }
+
+    /// The iteration's barrier is over: its messages may go.
+    fn collective_done(&mut self, _rank: Rank, _tag: u64, api: &mut Api) {
+        self.post(api);
     }
 
     /// A posting rank has paid its per-iteration cost: it posts its messages of the iteration.
@@ -135,7 +174,7 @@ impl Workload for LinkStreams {
     }
 
     fn finished(&self) -> bool {
-        self.started == self.iterations.count && self.pending == 0
+        self.error.is_some() || (self.started == self.iterations.count && self.pending == 0)
     }
 }
 
@@ -177,7 +216,7 @@ mod tests {
     fn the_iteration_cost_is_paid_once_per_iteration_by_each_poster_after_the_previous_one_ends() {
         let cost = Time::from_ns(300);
         let mut nic = MockNic::new(2);
-        let mut w = pair(Iterations { count: 3, overhead: cost });
+        let mut w = pair(Iterations { count: 3, overhead: cost, barrier: None });
         nic.start(&mut w);
         // Nothing is posted before the cost is paid; each posting rank is woken once.
         assert!(nic.posted.is_empty());
@@ -206,7 +245,7 @@ mod tests {
     #[test]
     fn iterations_without_cost_post_the_next_one_at_the_last_arrival() {
         let mut nic = MockNic::new(2);
-        let mut w = pair(Iterations { count: 2, overhead: Time::ZERO });
+        let mut w = pair(Iterations { count: 2, overhead: Time::ZERO, barrier: None });
         nic.start(&mut w);
         let n = deliver_all(&mut nic, &mut w, 0, Time::from_ns(800));
         assert_eq!(nic.posted.len(), 4);
@@ -217,5 +256,47 @@ mod tests {
         let r = w.report();
         assert_eq!(r.messages, 4);
         assert!((r.throughput_gb_per_s.unwrap() - 4.0 * 4096.0 / 1600e-9 / 1e9).abs() < 1e-9);
+    }
+
+    #[test]
+    fn with_a_barrier_nothing_is_posted_before_the_node_has_passed_it_each_iteration() {
+        let mut nic = MockNic::new(2);
+        nic.collectives = Some(Vec::new());
+        let cost = Time::from_ns(100);
+        let mut w = pair(Iterations { count: 2, overhead: cost, barrier: Some(Rank(0)) });
+        nic.start(&mut w);
+        // The barrier is started, once, by the benchmark's node; nothing posted or timed yet.
+        let started = |nic: &MockNic| nic.collectives.as_ref().unwrap().len();
+        assert_eq!(started(&nic), 1);
+        assert_eq!(nic.collectives.as_ref().unwrap()[0].1.kind, HwKind::Barrier);
+        assert!(nic.posted.is_empty() && nic.timers.is_empty());
+        // The barrier ends at 400 ns: the posters pay their cost, then post.
+        nic.now = Time::from_ns(400);
+        nic.complete_collective(&mut w, Rank(0), 1);
+        while nic.fire_next(&mut w) {}
+        assert_eq!(nic.posted.len(), 2);
+        assert!(nic.posted.iter().all(|(t, _)| *t == Time::from_ns(500)));
+        // The iteration's last arrival starts the next barrier, not the next posts.
+        let n = deliver_all(&mut nic, &mut w, 0, Time::from_ns(1500));
+        assert_eq!(started(&nic), 2);
+        assert_eq!(nic.posted.len(), n);
+        assert!(!w.finished());
+        nic.now = Time::from_ns(1900);
+        nic.complete_collective(&mut w, Rank(0), 2);
+        while nic.fire_next(&mut w) {}
+        deliver_all(&mut nic, &mut w, n, Time::from_ns(3000));
+        assert!(w.finished());
+        assert_eq!(w.report().messages, 4);
+        assert!(w.error().is_none());
+    }
+
+    #[test]
+    fn a_network_without_barrier_hardware_ends_the_run_with_its_reason() {
+        let mut nic = MockNic::new(2);
+        let mut w = pair(Iterations { count: 2, overhead: Time::ZERO, barrier: Some(Rank(0)) });
+        nic.start(&mut w);
+        assert!(w.finished());
+        assert!(nic.posted.is_empty());
+        assert!(w.error().unwrap().contains("no in-network collectives"), "{:?}", w.error());
     }
 }

@@ -28,6 +28,10 @@ pub struct LinkStreamsSpec {
     /// re-arming the reception counters), on top of `nic.software_overhead` per message and
     /// `nic.poll_overhead` per completion. Default 0.
     pub iteration_overhead: Time,
+    /// Each iteration starts with an in-network barrier of the `src` node (a group of its own,
+    /// as the job of a loopback benchmark on one node), so every reception counter is re-armed
+    /// before anything is sent; needs `[hardware]`. Default false.
+    pub iteration_barrier: bool,
 }
 
 impl Default for LinkStreamsSpec {
@@ -40,6 +44,7 @@ impl Default for LinkStreamsSpec {
             directions: None,
             iterations: 1,
             iteration_overhead: Time::ZERO,
+            iteration_barrier: false,
         }
     }
 }
@@ -55,7 +60,12 @@ impl LinkStreamsSpec {
         let src = plan.node_at("workload.src", &self.src)?;
         let size = positive("workload.message_size", self.message_size)?.get();
         let messages = positive("workload.messages", self.messages)?;
-        let iterations = Iterations { count: positive("workload.iterations", self.iterations)?, overhead: self.iteration_overhead };
+        let count = positive("workload.iterations", self.iterations)?;
+        if self.iteration_barrier && matches!(plan.params.hardware, fabricsim_network::HardwareSpec::None {}) {
+            return Err(ConfigError::new("workload.iteration_barrier", "needs in-network barrier hardware (hardware.type)").into());
+        }
+        let barrier = self.iteration_barrier.then(|| rank_on(src));
+        let iterations = Iterations { count, overhead: self.iteration_overhead, barrier };
         let built;
         let g = match cx.graph {
             Some(g) => g,
