@@ -300,6 +300,9 @@ impl Plan {
         outcome: &fabricsim_network::Outcome,
         started: std::time::Instant,
     ) -> Result<RunReport, Error> {
+        if let Some(e) = sim.workload().error() {
+            return Err(ConfigError::new("workload.iteration_barrier", e).into());
+        }
         if sim.workload().is_closed() && !sim.workload().finished() {
             return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(
                 "sim.max_time",

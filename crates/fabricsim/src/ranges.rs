@@ -80,6 +80,7 @@ pub const RANGES: &[(&str, Range)] = &[
     ("packet.lane_framing", FRAMING),
     ("packet.link_overhead", FRAMING),
     ("workload.packet_size", PACKET),
+    ("workload.iteration_overhead", DELAY),
     ("packaging.rack_pitch_m", METRES),
     ("packaging.row_pitch_m", METRES),
     ("packaging.cable_slack_m", METRES),

@@ -63,6 +63,24 @@ pub const TYPE_KEYS: &[(&str, &str, &str, &str)] = &[
     ("workload.type=pingpong", "workload.message_size", "\"8B\"", "bytes per message (pingpong, throughput, all_to_all, ...)"),
     ("workload.type=all_to_all", "workload.schedule", "\"shifted\"", "order of the exchange: \"shifted\", \"random\" or \"all_at_once\""),
     (
+        "workload.type=neighbor_exchange;workload.src=[0,0,0]",
+        "workload.iterations",
+        "1",
+        "benchmark loop (neighbor_exchange, simultaneous_puts): an iteration posts once the previous one has arrived",
+    ),
+    (
+        "workload.type=neighbor_exchange;workload.src=[0,0,0]",
+        "workload.iteration_overhead",
+        "\"0ns\"",
+        "core time per iteration before its first post (loop control, re-arming reception counters)",
+    ),
+    (
+        "workload.type=neighbor_exchange;workload.src=[0,0,0];hardware.type=bgq_class_routes",
+        "workload.iteration_barrier",
+        "false",
+        "each iteration starts with an in-network barrier of the src node (needs [hardware])",
+    ),
+    (
         "workload.type=all_to_all;workload.schedule=random",
         "workload.destinations",
         "32",

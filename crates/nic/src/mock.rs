@@ -15,7 +15,8 @@ pub struct MockNic {
     pub posted: Vec<(Time, Message)>,
     /// Timers set and not yet fired: (rank, time).
     pub timers: Vec<(Rank, Time)>,
-    /// In-network collectives started, with the rank; `None`: the mock has no such hardware.
+    /// In-network collectives started, with the rank; `None`: the mock has no such hardware
+    /// (with `Some`, every group is accepted).
     pub collectives: Option<Vec<(Rank, crate::HwCollective)>>,
 }
 
@@ -68,6 +69,12 @@ impl Nic for MockNic {
     }
     fn wake_at(&mut self, rank: Rank, at: Time) {
         self.timers.push((rank, at.max(self.now)));
+    }
+    fn collective_group(&mut self, _g: &crate::HwGroup) -> Result<(), String> {
+        match self.collectives {
+            Some(_) => Ok(()),
+            None => Err("the mock NIC has no in-network collectives".into()),
+        }
     }
     fn collective_start(&mut self, rank: Rank, c: crate::HwCollective) -> Result<(), String> {
         match &mut self.collectives {

@@ -21,7 +21,7 @@ mod sphere;
 pub mod throughput;
 
 pub use all_to_all::{AllToAll, Schedule};
-pub use link_streams::{LinkStreams, Stream};
+pub use link_streams::{Iterations, LinkStreams, Stream};
 pub use open_loop::OpenLoop;
 pub use pattern::{Pattern, Shape};
 pub use pingpong::PingPong;
@@ -109,6 +109,14 @@ impl AnyWorkload {
     pub fn report(&self) -> WorkloadReport {
         each_workload!(self, w => w.report())
     }
+    /// Why the workload could not go on (the network refused what it asked for), if it could
+    /// not.
+    pub fn error(&self) -> Option<&str> {
+        match self {
+            AnyWorkload::LinkStreams(w) => w.error(),
+            _ => None,
+        }
+    }
     /// Whether this workload runs until its work is done (rather than for a time window).
     pub fn is_closed(&self) -> bool {
         !matches!(self, AnyWorkload::OpenLoop(_))
@@ -127,6 +135,9 @@ impl Workload for AnyWorkload {
     }
     fn sent(&mut self, m: &Delivered, api: &mut Api) {
         each_workload!(self, w => w.sent(m, api))
+    }
+    fn collective_done(&mut self, rank: Rank, tag: u64, api: &mut Api) {
+        each_workload!(self, w => w.collective_done(rank, tag, api))
     }
     fn finished(&self) -> bool {
         each_workload!(self, w => w.finished())

@@ -3,9 +3,9 @@
 use super::{default_message_size, default_packet_size, positive, BuildContext};
 use crate::plan::rank_on;
 use crate::Error;
-use fabricsim_core::{Bytes, ConfigError};
+use fabricsim_core::{Bytes, ConfigError, Time};
 use fabricsim_topology::{PortKind, Topology, Torus};
-use fabricsim_workload::{AnyWorkload, LinkStreams, Stream};
+use fabricsim_workload::{AnyWorkload, Iterations, LinkStreams, Stream};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -21,11 +21,31 @@ pub struct LinkStreamsSpec {
     pub messages: u64,
     /// How many of the node's links (in port order: axis by axis, + before -). Default: all.
     pub directions: Option<u32>,
+    /// Iterations of the benchmark's loop: each posts its messages once every message of the
+    /// previous one has arrived and been polled. Default 1.
+    pub iterations: u64,
+    /// Time each posting core spends per iteration before its first post (loop control,
+    /// re-arming the reception counters), on top of `nic.software_overhead` per message and
+    /// `nic.poll_overhead` per completion. Default 0.
+    pub iteration_overhead: Time,
+    /// Each iteration starts with an in-network barrier of the `src` node (a group of its own,
+    /// as the job of a loopback benchmark on one node), so every reception counter is re-armed
+    /// before anything is sent; needs `[hardware]`. Default false.
+    pub iteration_barrier: bool,
 }
 
 impl Default for LinkStreamsSpec {
     fn default() -> Self {
-        LinkStreamsSpec { packet_size: default_packet_size(), src: None, message_size: default_message_size(), messages: 1, directions: None }
+        LinkStreamsSpec {
+            packet_size: default_packet_size(),
+            src: None,
+            message_size: default_message_size(),
+            messages: 1,
+            directions: None,
+            iterations: 1,
+            iteration_overhead: Time::ZERO,
+            iteration_barrier: false,
+        }
     }
 }
 
@@ -40,6 +60,12 @@ impl LinkStreamsSpec {
         let src = plan.node_at("workload.src", &self.src)?;
         let size = positive("workload.message_size", self.message_size)?.get();
         let messages = positive("workload.messages", self.messages)?;
+        let count = positive("workload.iterations", self.iterations)?;
+        if self.iteration_barrier && matches!(plan.params.hardware, fabricsim_network::HardwareSpec::None {}) {
+            return Err(ConfigError::new("workload.iteration_barrier", "needs in-network barrier hardware (hardware.type)").into());
+        }
+        let barrier = self.iteration_barrier.then(|| rank_on(src));
+        let iterations = Iterations { count, overhead: self.iteration_overhead, barrier };
         let built;
         let g = match cx.graph {
             Some(g) => g,
@@ -63,6 +89,6 @@ impl LinkStreamsSpec {
                 streams.push(Stream { src: nb, port: g.local(peer) as u8, dst: me });
             }
         }
-        Ok(AnyWorkload::LinkStreams(LinkStreams::new(streams, size, messages)))
+        Ok(AnyWorkload::LinkStreams(LinkStreams::repeated(streams, size, messages, iterations)))
     }
 }

@@ -409,6 +409,55 @@ mod nic_model {
         assert!(two_engines < 2.0 * link * 1.01, "{two_engines}");
     }
 
+    /// Completion time of a neighbour exchange on a 4x4 torus with `iterations` and the rest of
+    /// the loop's keys as `tune` sets them.
+    fn exchange_ns(bytes: u64, iterations: u64, tune: impl Fn(&mut Scenario, &mut LinkStreamsSpec)) -> f64 {
+        let mut s = Scenario::default();
+        let mut spec = LinkStreamsSpec { src: Some(vec![0, 0]), message_size: fabricsim::Bytes(bytes), iterations, ..Default::default() };
+        tune(&mut s, &mut spec);
+        torus(&mut s).shape = vec![4, 4];
+        s.nic.injection_engines = Some(4);
+        s.workload = WorkloadSpec::NeighborExchange(spec);
+        Plan::new(&s).unwrap().run().unwrap().workload.completion_ns.unwrap()
+    }
+
+    #[test]
+    fn the_exchange_loop_repeats_whole_iterations_and_pays_its_fixed_cost_once_each() {
+        for bytes in [2048, 65536] {
+            let one = exchange_ns(bytes, 1, |_, _| {});
+            // Nothing of one iteration overlaps the next: three take three times one.
+            let three = exchange_ns(bytes, 3, |_, _| {});
+            assert!((three - 3.0 * one).abs() < 1e-6, "{bytes} B: {three} vs 3 x {one}");
+            // The per-iteration cost adds itself once per iteration, whatever the size.
+            let paid = exchange_ns(bytes, 3, |_, w| w.iteration_overhead = Time::from_ns(250));
+            assert!((paid - three - 750.0).abs() < 1e-6, "{bytes} B: {paid} vs {three}");
+            // A barrier of the node each iteration (class routes, whose message-unit work costs
+            // time): a fixed time per iteration too.
+            let run = |iterations, barrier| {
+                exchange_ns(bytes, iterations, |s, w| {
+                    s.set("hardware.type", "\"bgq_class_routes\"").unwrap();
+                    (s.nic.tx_overhead, s.nic.rx_overhead) = (Time::from_ns(100), Time::from_ns(100));
+                    w.iteration_barrier = barrier;
+                })
+            };
+            let (b1, b3, plain) = (run(1, true), run(3, true), run(1, false));
+            assert!(b1 > plain + 200.0 - 1e-6, "{bytes} B: the barrier costs time ({b1} vs {plain})");
+            assert!((b3 - 3.0 * b1).abs() < 1e-6, "{bytes} B: {b3} vs 3 x {b1}");
+        }
+    }
+
+    #[test]
+    fn an_iteration_barrier_without_collective_hardware_is_refused_by_name() {
+        let mut s = Scenario::default();
+        torus(&mut s).shape = vec![4, 4];
+        s.workload = WorkloadSpec::NeighborExchange(LinkStreamsSpec { src: Some(vec![0, 0]), iteration_barrier: true, ..Default::default() });
+        let e = Plan::new(&s).and_then(|p| p.run()).unwrap_err().to_string();
+        assert!(e.contains("workload.iteration_barrier"), "{e}");
+        s.workload = WorkloadSpec::NeighborExchange(LinkStreamsSpec { src: Some(vec![0, 0]), iterations: 0, ..Default::default() });
+        let e = Plan::new(&s).and_then(|p| p.run()).unwrap_err().to_string();
+        assert!(e.contains("workload.iterations"), "{e}");
+    }
+
     #[test]
     fn neighbor_exchange_uses_every_link_both_ways() {
         let t = streams("neighbor_exchange", 6, None);
