@@ -115,6 +115,7 @@ impl Plan {
             watchdog: s.sim.watchdog,
             selection: s.routing.selection(),
             engine_choice: n.engine_choice,
+            interleave: n.interleave,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
             hardware: s.hardware.clone(),
             seed: s.sim.seed,

@@ -288,6 +288,12 @@ pub struct NicSpec {
     /// (default), `"pair"` ((source + destination rank) mod engines: static striping, one
     /// pair on one rail) or `"shortest_queue"` (the engine with the fewest messages waiting).
     pub engine_choice: EngineChoice,
+    /// Messages each engine interleaves packet by packet: 1 (default) sends a message's packets
+    /// one after another before the next message; k > 1 takes the next packet in turn from
+    /// the first k messages of the engine's queue (of its highest class), as Blue Gene/Q's
+    /// message unit picks a descriptor for every packet. Messages routed deterministically are
+    /// never overtaken: one at the head of the queue finishes first.
+    pub interleave: u32,
 }
 
 impl Default for NicSpec {
@@ -314,6 +320,7 @@ impl Default for NicSpec {
             gpu_packet_overhead: Time::ZERO,
             queue_limit: 64,
             engine_choice: EngineChoice::RoundRobin,
+            interleave: 1,
         }
     }
 }

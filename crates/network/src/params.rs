@@ -72,6 +72,11 @@ pub struct NetworkParams {
     /// Which engine (on a multi-rail fat-tree: which rail) a message without a chosen engine
     /// goes to.
     pub engine_choice: EngineChoice,
+    /// Messages each engine interleaves packet by packet (1: one message at a time, all its
+    /// packets before the next). Blue Gene/Q's message unit assigns a descriptor to an idle
+    /// injection engine for every packet, so the packets of the messages posted to several
+    /// injection FIFOs leave interleaved.
+    pub interleave: u32,
     /// One crossbar input per router port, shared by its VCs (a port sends one packet at a
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
@@ -136,6 +141,7 @@ impl Default for NetworkParams {
             poll_overhead: Time::ZERO,
             selection: Default::default(),
             engine_choice: Default::default(),
+            interleave: 1,
             shared_crossbar: false,
             hardware: Default::default(),
             seed: 1,
@@ -153,6 +159,9 @@ impl NetworkParams {
         let max = 16;
         if self.engines == 0 || self.engines > max {
             return Err(ConfigError::new("nic.injection_engines", format!("{} must be between 1 and {max}", self.engines)));
+        }
+        if self.interleave == 0 || self.interleave > 1024 {
+            return Err(ConfigError::new("nic.interleave", format!("{} must be between 1 and 1024", self.interleave)));
         }
         self.format.validate()?;
         let max = self.format.max_wire();

@@ -961,6 +961,37 @@ fn a_ring_closed_inside_its_block_pays_the_loopback_on_its_wrap_link_only() {
 }
 
 #[test]
+fn an_engine_interleaving_messages_sends_their_packets_in_turn() {
+    // A 3-ring, one engine per node, every node posting its two 2 KB messages (four 512 B
+    // packets each) at once, one hop each way round: no link carries two messages. One at a
+    // time, the first message ends after 4 packets and the second after 8. Taking turns: the
+    // first packet leaves as the first message is posted, before the second is; then they
+    // alternate (A A B A B A B B), so the first ends after 6 and the second still after 8.
+    // The exchange ends at the same time.
+    let run = |interleave: u32| {
+        let s = with(&[
+            "topology.shape=[3]",
+            "workload.type=all_to_all",
+            "workload.schedule=all_at_once",
+            "workload.message_size=2KB",
+            "packet.max_payload=512B",
+            &format!("nic.interleave={interleave}"),
+        ]);
+        let r = Plan::new(&s).unwrap().run().unwrap();
+        (r.latency_ns.mean, r.workload.completion_ns.unwrap())
+    };
+    let (one, two) = (run(1), run(2));
+    assert!((one.1 - two.1).abs() < 1e-6, "completion {} vs {}", one.1, two.1);
+    // The mean message latency grows by (6 - 4) / 2 packet times: one 512 B packet at 5 GB/s.
+    let packet = 512.0 / 5.0;
+    assert!((two.0 - one.0 - packet).abs() < 1e-6, "mean latency {} -> {}", one.0, two.0);
+    // More than the queue holds changes nothing more; 0 is refused by name.
+    assert_eq!(run(8), two);
+    let e = Plan::new(&with(&["nic.interleave=0"])).err().unwrap().to_string();
+    assert!(e.starts_with("nic.interleave"), "{e}");
+}
+
+#[test]
 fn a_shared_crossbar_costs_a_switch_throughput_only_with_several_vcs() {
     // One 16-port switch under saturating uniform traffic. With one VC per port the two
     // crossbars are the same switch: identical runs. With four, a shared crossbar input sends

@@ -262,7 +262,9 @@ impl<O: Observer> Core<O> {
         let mm = self.nics.messages.get_mut(m);
         mm.packetized += payload as u64;
         let last = mm.packetized >= mm.bytes;
-        if last {
+        if !last && self.p.interleave > 1 {
+            self.take_turns(qi, m);
+        } else if last {
             self.nics.node[node as usize].queued -= 1;
             self.nics.engines[qi].queued -= 1;
             let next = mm.next;
@@ -276,6 +278,38 @@ impl<O: Observer> Core<O> {
             }
         }
         last
+    }
+
+    /// Interleaving (`NetworkParams::interleave`): message `m`, the head of engine `qi`'s queue,
+    /// has sent a packet and goes behind the next messages of its class in the window of the
+    /// first `interleave`, so the engine's next packet comes from the next of them. A message
+    /// routed deterministically keeps the head until it is done: a pair's such messages stay
+    /// in order.
+    #[inline(never)]
+    fn take_turns(&mut self, qi: usize, m: u32) {
+        let head = self.nics.messages.get(m);
+        if head.route & fabricsim_nic::ROUTE_DETERMINISTIC != 0 {
+            return;
+        }
+        let prio = head.prio;
+        let (mut last, mut k) = (m, 1);
+        loop {
+            let next = self.nics.messages.get(last).next;
+            if next == NIL || k == self.p.interleave || self.nics.messages.get(next).prio != prio {
+                break;
+            }
+            (last, k) = (next, k + 1);
+        }
+        if last == m {
+            return;
+        }
+        let (second, after) = (self.nics.messages.get(m).next, self.nics.messages.get(last).next);
+        self.nics.engines[qi].head = second;
+        self.nics.messages.get_mut(m).next = after;
+        self.nics.messages.get_mut(last).next = m;
+        if after == NIL {
+            self.nics.engines[qi].tail = m;
+        }
     }
 
     /// A Put's local completion: its last packet has left the engine at `at`, the end of its
