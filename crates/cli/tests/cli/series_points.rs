@@ -21,9 +21,9 @@ fn files(d: &PathBuf) -> Vec<String> {
 fn a_sweep_point_writes_the_series_of_the_same_run() {
     let d = temp_dir("sweep");
     let dir = d.join("points");
-    let net = ["--set", "topology.shape=[4,4]", "--set", "sim.seed=7"];
-    let (code, _, err) =
-        fabricsim(&[&["sweep", "--loads", "0.2,0.5", "--seeds", "2", "--series", dir.to_str().unwrap(), "--interval", "1us"][..], &net[..]].concat());
+    let net = ["--set", "topology.shape=[4,4]"];
+    let sweep = ["sweep", "--loads", "0.2,0.5", "--seeds", "2", "--set", "sim.seed=7", "--series", dir.to_str().unwrap(), "--interval", "1us"];
+    let (code, _, err) = fabricsim(&[&sweep[..], &net[..]].concat());
     assert_eq!(code, 0, "{err}");
     assert_eq!(files(&dir), ["load0.2-seed7.csv", "load0.2-seed8.csv", "load0.5-seed7.csv", "load0.5-seed8.csv"]);
     let one = d.join("one.csv");
