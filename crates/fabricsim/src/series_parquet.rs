@@ -1,7 +1,8 @@
 //! A series as a Parquet file (`--series FILE.parquet`): the CSV's columns (`t_ns`, `router`,
 //! `port`, `kind`, `label`, `utilization`, `packets`), written with the `parquet` crate's column
 //! writer (no Arrow). Rows are buffered and written as a row group every [`ROW_GROUP`] rows, so
-//! a streamed series holds at most one row group besides the intervals in progress.
+//! a streamed series holds at most one row group besides the intervals in progress. Columns
+//! are dictionary-encoded (the writer's default) and not compressed (no codec is built in).
 
 use crate::series_filter::SeriesPortInfo;
 use crate::series_stream::RowWriter;
@@ -14,7 +15,7 @@ use parquet::schema::parser::parse_message_type;
 use std::io::Write;
 use std::sync::Arc;
 
-/// Rows per row group (about 2 MB of buffered columns).
+/// Rows per row group (with the column writers' pages, about 16 MB held while it fills).
 pub(crate) const ROW_GROUP: usize = 64 * 1024;
 
 /// The schema: the CSV's columns, none optional; router, port and packets unsigned.
