@@ -44,7 +44,7 @@ enum Cmd {
         #[arg(long, value_name = "FILE")]
         json: Option<PathBuf>,
         /// Write each router output's utilisation and packets per interval of simulated time
-        /// (the whole run) to FILE: JSON if it ends in .json, else CSV.
+        /// (the whole run) to FILE: JSON if it ends in .json, Parquet if .parquet, else CSV.
         #[arg(long, value_name = "FILE")]
         series: Option<PathBuf>,
         /// Put the same series into the `--json` report (under `series`, as columns), for
@@ -56,13 +56,8 @@ enum Cmd {
         /// collective's time per rank as slices.
         #[arg(long, value_name = "FILE")]
         perfetto: Option<PathBuf>,
-        /// Keep only these ports in the series (comma-separated): labels (X+), axes (X: both
-        /// directions), `network` or `terminal`.
-        #[arg(long, value_delimiter = ',', value_name = "PORTS", requires = "series_out")]
-        series_ports: Vec<String>,
-        /// Interval of the series, e.g. 100ns.
-        #[arg(long, value_name = "TIME", default_value = "100ns", requires = "series_out")]
-        interval: String,
+        #[command(flatten)]
+        filter: profile::SeriesArgs,
     },
     /// Print the topology analysis of a scenario.
     Info {
@@ -80,6 +75,7 @@ enum Cmd {
         partitions: Option<u32>,
     },
     /// Latency-load curve over offered loads, or a benchmark over message sizes.
+    #[command(group = clap::ArgGroup::new("series_out").args(["series"]))]
     Sweep {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
@@ -102,9 +98,12 @@ enum Cmd {
         set: Vec<String>,
         #[command(flatten)]
         out: DataOut,
+        #[command(flatten)]
+        series: profile::PointSeriesArgs,
     },
     /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
     /// sizes on a scenario's network, or run a program written as text (`--program`).
+    #[command(group = clap::ArgGroup::new("series_out").args(["series"]))]
     Collective {
         /// Scenario file (TOML); without one, the built-in default scenario. Its workload is
         /// ignored (its packet size is used).
@@ -146,6 +145,8 @@ enum Cmd {
         set: Vec<String>,
         #[command(flatten)]
         out: DataOut,
+        #[command(flatten)]
+        series: profile::PointSeriesArgs,
         /// Add every router port's counters over the run to the JSON (bytes, packets, busy,
         /// idle and credit-stall time, utilisation).
         #[arg(long, requires = "json")]
@@ -348,7 +349,7 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, series_ports, interval } => {
+        Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, filter } => {
             set.extend(threads.map(|n| format!("sim.threads={n}")));
             let s = load(&scenario, &set)?;
             let plan = Plan::new(&s)?;
@@ -359,7 +360,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
-            let what = profile::SeriesOut { series: &series, embed: embed_series, perfetto: &perfetto, ports: series_ports, interval: &interval };
+            let what = profile::SeriesOut { series: &series, embed: embed_series, perfetto: &perfetto, filter };
             let (report, embedded) = profile::run(&plan, what, progress)?;
             watch.finish();
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
@@ -389,13 +390,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             info::print(&info, json);
         }
-        Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, .. } if !sizes.is_empty() => {
+        Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, series, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            let series = series.points()?;
             announce(&s)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
-            let pts = fabricsim::sweep_sizes(&s, &sizes, jobs, |_| {
+            let pts = fabricsim::sweep::sweep_sizes_series(&s, &sizes, jobs, series.as_ref(), |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -423,13 +425,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("sweep serialises"))?;
             }
         }
-        Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, .. } => {
+        Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, series, .. } => {
             let s = load(&scenario, &set)?;
             let loads = fabricsim::sweep::parse_loads(&loads)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
+            let series = series.points()?;
             announce(&s)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
-            let rep = fabricsim::sweep(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, |_| {
+            let rep = fabricsim::sweep::sweep_series(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, series.as_ref(), |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -494,6 +497,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             virtual_torus,
             set,
             out: DataOut { csv, json },
+            series,
             ports,
             background,
             goal_out,
@@ -506,6 +510,11 @@ fn run(cli: Cli) -> Result<(), Error> {
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json), ("--goal-out", &goal_out)])?;
+            if program.is_some() && series.series.is_some() {
+                let why = "a series per point is for collectives; a program runs once: use `fabricsim run` with a program workload and --series FILE";
+                return Err(fabricsim::ConfigError::new("--series", why).into());
+            }
+            let series = series.points()?;
             announce(&base)?;
             let pts = match (&program, &op) {
                 (Some(p), _) => {
@@ -547,7 +556,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                         .into());
                     }
                     let pb = progress_bar(selection.points.len() as u64, c.name());
-                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports };
+                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports, series: series.as_ref() };
                     // Off a terminal, a long comparison says now and then how far it got.
                     let mut lines = Watch::lines_only(None);
                     let (finished, total) = (std::cell::Cell::new(0), selection.points.len());

@@ -419,6 +419,8 @@ pub struct Comparison<'a> {
     /// (size, algorithm) in run order.
     pub points: &'a [(Bytes, String)],
     pub ports: bool,
+    /// Where each point writes its series (`--series DIR`), if anywhere.
+    pub series: Option<&'a crate::series_points::PointSeries>,
 }
 
 /// The points `algorithms` (`--algorithm`: names, or empty or `all` for every one that
@@ -452,6 +454,11 @@ pub fn compare(
         let workload = CollectiveSpec { algorithm: Some(a.clone()), size: *size, ..what.workload.clone() };
         point_scenario(base, WorkloadSpec::Collective(workload))
     };
+    if what.ports && what.series.is_some() {
+        return Err(
+            ConfigError::new("--ports", "not with --series: a point's port counters are not kept beside its series yet; run them apart").into()
+        );
+    }
     // Checked first, so a point that cannot run stops the comparison before any has run.
     for p in what.points {
         Plan::new(&scenario(p))?;
@@ -459,7 +466,16 @@ pub fn compare(
     let mut out = Vec::new();
     for p in what.points {
         let plan = Plan::new(&scenario(p))?;
-        let mut p = run_job(&plan, what.ports, &mut progress)?;
+        let mut p = match what.series {
+            None => run_job(&plan, what.ports, &mut progress)?,
+            // The point as `fabricsim run` gives it for the same scenario, with its series.
+            Some(series) => {
+                let op = what.workload.op.map_or("program", |o| o.name());
+                let report = series.run(&plan, &crate::series_points::collective_stem(op, &p.1, p.0.get()), &mut progress)?;
+                let point = report.collective.ok_or_else(|| Error::Io(format!("{} {}: the run reported no collective", op, p.1)))?;
+                CollectivePoint { wall_s: Some(report.wall_seconds), ..point }
+            }
+        };
         p.provenance = Some(crate::report::Provenance::of(&plan.scenario));
         done(&p);
         out.push(p);

@@ -3,11 +3,11 @@
 //! The series covers the whole run (warm-up and drain included), unlike the report's port
 //! counters, which cover the measurement window.
 
-use crate::report::{port_label, RunReport};
+use crate::report::RunReport;
+use crate::series_filter::{busiest, PortFilter, SeriesPortInfo};
 use crate::{Error, Plan};
-use fabricsim_core::{ConfigError, PortId, Time};
+use fabricsim_core::{ConfigError, Time};
 use fabricsim_stats::PortSeries;
-use fabricsim_topology::PortKind;
 use serde::Serialize;
 
 /// One port in one interval.
@@ -138,28 +138,46 @@ impl SeriesReport {
 impl Plan {
     /// Run once and sample every router output's utilisation each `interval`.
     pub fn run_with_series(&self, interval: Time, progress: impl FnMut(Time)) -> Result<(RunReport, SeriesReport), Error> {
-        let ports = self.build_graph().total_ports() as usize;
+        self.run_with_series_filtered(interval, &PortFilter::all(), progress)
+    }
+
+    /// Run once and sample the utilisation of the ports `filter` keeps each `interval` (the
+    /// filter is checked against the network before the run).
+    pub fn run_with_series_filtered(
+        &self,
+        interval: Time,
+        filter: &PortFilter,
+        progress: impl FnMut(Time),
+    ) -> Result<(RunReport, SeriesReport), Error> {
+        let g = self.build_graph();
+        let selected = filter.select(&self.topology, &g)?;
+        let ports = g.total_ports() as usize;
         let series = PortSeries::new(ports, interval).map_err(|m| ConfigError::new("--interval", m))?;
         let series = series.with_max_intervals(series_memory(self, ports as u64, interval)?);
-        let (report, (rows, truncated)) = self.run_observed(series, progress, |series, g| {
+        let (report, (rows, truncated)) = self.run_observed(series, progress, |series, _| {
             let truncated = series.truncated().then(|| (series.intervals() as u64 * interval.ps()) as f64 / 1e3);
-            let rows = series
-                .samples(|p| g.kind[p as usize] != PortKind::Unconnected)
-                .into_iter()
-                .map(|s| {
-                    let router = g.owner[s.port as usize];
-                    let local = g.local(PortId(s.port));
-                    SeriesRow {
-                        t_ns: s.t_ns,
-                        router: router.0,
-                        port: local,
-                        kind: if g.kind[s.port as usize] == PortKind::Network { "network" } else { "terminal" },
-                        label: port_label(&self.topology, router, local),
-                        utilization: s.utilization,
-                        packets: s.packets,
-                    }
-                })
-                .collect();
+            let kept: Vec<&SeriesPortInfo> = match filter.busiest {
+                Some(n) => {
+                    let total = |p: usize| (0..series.intervals()).map(|i| series.busy_ps(i, p)).sum::<u64>();
+                    busiest(&selected, total, n).into_iter().map(|i| &selected[i]).collect()
+                }
+                None => selected.iter().collect(),
+            };
+            let w = interval.ps();
+            let mut rows = Vec::with_capacity(series.intervals() * kept.len());
+            for i in 0..series.intervals() {
+                for p in &kept {
+                    rows.push(SeriesRow {
+                        t_ns: (i as u64 * w) as f64 / 1e3,
+                        router: p.router,
+                        port: p.local,
+                        kind: p.kind,
+                        label: p.label.clone(),
+                        utilization: series.busy_ps(i, p.global) as f64 / w as f64,
+                        packets: series.packets(i, p.global),
+                    });
+                }
+            }
             (rows, truncated)
         })?;
         Ok((report, SeriesReport { interval_ns: interval.as_ns_f64(), rows, truncated_at_ns: truncated }))

@@ -7,6 +7,7 @@
 
 use crate::plan::Plan;
 use crate::scenario::Scenario;
+use crate::series_points::PointSeries;
 use crate::Error;
 use fabricsim_core::ConfigError;
 use serde::{Deserialize, Serialize};
@@ -156,11 +157,20 @@ pub struct SeedRun {
 
 /// Run `scenario` once at offered `load` with seed `seed`: one run of a sweep point.
 pub fn sweep_run(scenario: &Scenario, load: f64, seed: u64) -> Result<SeedRun, Error> {
+    sweep_run_series(scenario, load, seed, None)
+}
+
+/// [`sweep_run`], writing the run's series into `series`'s folder when given (see
+/// [`crate::series_points`]).
+pub fn sweep_run_series(scenario: &Scenario, load: f64, seed: u64, series: Option<&PointSeries>) -> Result<SeedRun, Error> {
     let mut s = scenario.clone();
     s.workload.set_load(load)?;
     s.sim.seed = seed;
     let plan = Plan::new(&s)?;
-    let r = plan.run()?;
+    let r = match series {
+        Some(series) => series.run(&plan, &crate::series_points::load_stem(load, seed), |_| {})?,
+        None => plan.run()?,
+    };
     let acc = r.accepted_throughput.fraction_of_injection;
     let senders = r.workload.senders.unwrap_or(r.nodes) as f64 / r.nodes as f64;
     let expected = load * plan.params.format.efficiency() * senders;
@@ -223,6 +233,17 @@ impl SweepReport {
 /// Run `scenario` at each load, `opts.seeds` times each; `each` is called after every point
 /// (for progress bars; from the worker threads, in completion order).
 pub fn sweep(scenario: &Scenario, loads: &[f64], opts: SweepOptions, each: impl Fn(&SweepPoint) + Sync) -> Result<SweepReport, Error> {
+    sweep_series(scenario, loads, opts, None, each)
+}
+
+/// [`sweep`], each run writing its series into `series`'s folder when given.
+pub fn sweep_series(
+    scenario: &Scenario,
+    loads: &[f64],
+    opts: SweepOptions,
+    series: Option<&PointSeries>,
+    each: impl Fn(&SweepPoint) + Sync,
+) -> Result<SweepReport, Error> {
     if loads.is_empty() {
         return Err(ConfigError::new("--loads", "is empty").into());
     }
@@ -231,7 +252,9 @@ pub fn sweep(scenario: &Scenario, loads: &[f64], opts: SweepOptions, each: impl 
     }
     let base = scenario.sim.seed;
     let points = run_all(loads, opts.jobs, |&load| -> Result<SweepPoint, Error> {
-        let runs = (0..opts.seeds as u64).map(|i| sweep_run(scenario, load, base.wrapping_add(i))).collect::<Result<Vec<SeedRun>, Error>>()?;
+        let runs = (0..opts.seeds as u64)
+            .map(|i| sweep_run_series(scenario, load, base.wrapping_add(i), series))
+            .collect::<Result<Vec<SeedRun>, Error>>()?;
         let p = sweep_point(load, &runs);
         each(&p);
         Ok(p)
@@ -263,11 +286,22 @@ pub fn sweep_sizes(
     jobs: usize,
     each: impl Fn(&SizePoint) + Sync,
 ) -> Result<Vec<SizePoint>, Error> {
+    sweep_sizes_series(scenario, sizes, jobs, None, each)
+}
+
+/// [`sweep_sizes`], each point writing its series into `series`'s folder when given.
+pub fn sweep_sizes_series(
+    scenario: &Scenario,
+    sizes: &[fabricsim_core::Bytes],
+    jobs: usize,
+    series: Option<&PointSeries>,
+    each: impl Fn(&SizePoint) + Sync,
+) -> Result<Vec<SizePoint>, Error> {
     if sizes.is_empty() {
         return Err(ConfigError::new("--sizes", "is empty").into());
     }
     run_all(sizes, jobs, |&b| -> Result<SizePoint, Error> {
-        let p = size_point(scenario, b)?;
+        let p = size_point_series(scenario, b, series)?;
         each(&p);
         Ok(p)
     })?
@@ -277,9 +311,18 @@ pub fn sweep_sizes(
 
 /// Run `scenario`'s benchmark once with message size `size`: one point of a size sweep.
 pub fn size_point(scenario: &Scenario, size: fabricsim_core::Bytes) -> Result<SizePoint, Error> {
+    size_point_series(scenario, size, None)
+}
+
+/// [`size_point`], writing the run's series into `series`'s folder when given.
+pub fn size_point_series(scenario: &Scenario, size: fabricsim_core::Bytes, series: Option<&PointSeries>) -> Result<SizePoint, Error> {
     let mut s = scenario.clone();
     s.workload.set_message_size(size)?;
-    let r = Plan::new(&s)?.run()?;
+    let plan = Plan::new(&s)?;
+    let r = match series {
+        Some(series) => series.run(&plan, &crate::series_points::size_stem(size.get()), |_| {})?,
+        None => plan.run()?,
+    };
     Ok(SizePoint {
         message_bytes: size.get(),
         throughput_gb_per_s: r.workload.throughput_gb_per_s,

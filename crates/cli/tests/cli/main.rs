@@ -14,6 +14,7 @@ mod partition;
 mod perfetto;
 mod plots;
 mod resources;
+mod series_points;
 mod series_stream;
 mod threads;
 mod traces;

@@ -15,7 +15,9 @@ fn a_sweep_asking_for_100000_jobs_runs_on_a_few_threads() {
 
 #[test]
 fn a_series_too_large_for_memory_is_refused_or_bounded_naming_the_estimate() {
-    let file = std::env::temp_dir().join(format!("fabricsim-series-{}.csv", std::process::id()));
+    let file = std::env::temp_dir().join(format!("fabricsim-series-bound-{}.csv", std::process::id()));
+    // A file left by an earlier process of the same id would pass for one written here.
+    let _ = std::fs::remove_file(&file);
     let f = file.to_str().unwrap();
     // An open-loop run knows its end: refused before it starts, with the estimate.
     let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f, "--interval", "1ps"]);

@@ -5,5 +5,6 @@ mod collectives;
 mod golden;
 mod jobs;
 mod run_path;
+mod series_files;
 mod tie_order;
 mod traces;
