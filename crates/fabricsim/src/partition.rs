@@ -24,13 +24,9 @@ pub fn fit(merged: &mut toml::Value, explicit: &toml::Value) {
     }
     let Some(shape) = ints(merged.get("topology").and_then(|t| t.get("shape"))) else { return };
     // Axis names (the topology's, or its default ones), for the loopback axes.
-    let names: Vec<String> = merged
-        .get("topology")
-        .and_then(|t| t.get("axes"))
-        .and_then(|a| a.as_array())
-        .map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect::<Vec<_>>())
+    let names = strings(merged.get("topology").and_then(|t| t.get("axes")))
         .filter(|v| v.len() == shape.len())
-        .unwrap_or_else(|| (0..shape.len()).map(|i| format!("d{i}")).collect());
+        .unwrap_or_else(|| fabricsim_topology::Torus::default_names(shape.len()));
     let Some(packaging) = merged.get_mut("packaging").and_then(|p| p.as_table_mut()) else { return };
     let preset_block = ints(packaging.get("block")).filter(|b| b.len() == shape.len());
     let block = match (&preset_block, own("packaging", "block")) {
@@ -70,8 +66,7 @@ fn shrink_loopbacks(packaging: &mut toml::map::Map<String, toml::Value>, block: 
     if packaging.get("loopback_latency").is_none() {
         return;
     }
-    let listed: Option<Vec<String>> =
-        packaging.get("loopback_axes").and_then(|v| v.as_array()).map(|a| a.iter().filter_map(|x| x.as_str().map(String::from)).collect());
+    let listed = strings(packaging.get("loopback_axes"));
     let kept: Vec<toml::Value> = names
         .iter()
         .enumerate()
@@ -79,6 +74,11 @@ fn shrink_loopbacks(packaging: &mut toml::map::Map<String, toml::Value>, block: 
         .map(|(_, n)| toml::Value::String(n.clone()))
         .collect();
     packaging.insert("loopback_axes".into(), toml::Value::Array(kept));
+}
+
+/// An array of strings (others left out), if `v` is an array.
+fn strings(v: Option<&toml::Value>) -> Option<Vec<String>> {
+    Some(v?.as_array()?.iter().filter_map(|x| x.as_str().map(String::from)).collect())
 }
 
 /// An array of positive integers, if `v` is one.

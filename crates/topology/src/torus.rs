@@ -83,7 +83,7 @@ impl Torus {
                 }
                 n
             }
-            None => (0..shape.len()).map(|i| format!("d{i}")).collect(),
+            None => Torus::default_names(shape.len()),
         };
         let mut strides = Vec::with_capacity(shape.len());
         let mut s = 1u32;
@@ -109,6 +109,11 @@ impl Torus {
             }
         }
         Ok(Torus { shape, wrap, names, strides, axis_ports, net_ports: p, nodes, coord_table: table.into() })
+    }
+
+    /// The axis names of a torus of `dims` axes that names none: `d0`, `d1`, ...
+    pub fn default_names(dims: usize) -> Vec<String> {
+        (0..dims).map(|i| format!("d{i}")).collect()
     }
 
     /// Length of each axis.
