@@ -47,18 +47,25 @@ dark="--set faults.lane_ber=1e-15 --set faults.events=[{at=\"3us\",kind=\"lane_d
   done
 } > "$out/resilience-dark-lane.csv"
 
-# 3. A link failure during an all-to-all: down at 3 us, back after 0 (no failure) to 20 us.
+# 3. A link failure during an all-to-all: down at 3 us, back after 0 (no failure) to 20 us, or
+# never; the routers learn of it at once or 1 us late (frames sent into it meanwhile wait for it
+# when it comes back, or go around once the routers know when it does not).
 {
-  echo "outage_us,completion_ns,throughput_gb_per_s,recovered_after_ns"
-  for us in 0 2 5 10 20; do
-    if [ "$us" = 0 ]; then set_events=(--set "faults.events=[]"); else
-      set_events=(--set "faults.events=[{at=\"3us\",kind=\"link_down\",link={node=[0,0,0,0,0,0],axis=\"Z\",direction=\"+\"}},{at=\"$((3 + us))us\",kind=\"link_up\",link={node=[0,0,0,0,0,0],axis=\"Z\",direction=\"+\"}}]")
-    fi
-    "$fs" run "$here/resilience-alltoall.toml" "${set_events[@]}" --json - 2>/dev/null | python3 -c 'import json, sys
+  echo "awareness,outage_us,completion_ns,throughput_gb_per_s,recovered_after_ns,reroutes"
+  for aware in 0ns 1us; do
+    for us in 0 2 5 10 20 never; do
+      down="{at=\"3us\",kind=\"link_down\",link={node=[0,0,0,0,0,0],axis=\"Z\",direction=\"+\"}}"
+      case "$us" in
+        0) set_events=(--set "faults.events=[]") ;;
+        never) set_events=(--set "faults.events=[$down]") ;;
+        *) set_events=(--set "faults.events=[$down,{at=\"$((3 + us))us\",kind=\"link_up\",link={node=[0,0,0,0,0,0],axis=\"Z\",direction=\"+\"}}]") ;;
+      esac
+      "$fs" run "$here/resilience-alltoall.toml" "${set_events[@]}" --set faults.awareness=$aware --json - 2>/dev/null | python3 -c 'import json, sys
 r = json.load(sys.stdin)
 f = r.get("faults") or {"recovery": []}
 rec = f["recovery"][0]["recovered_after_ns"] if f["recovery"] else None
-print("'"$us"',%.1f,%.3f,%s" % (r["workload"]["completion_ns"], r["workload"]["throughput_gb_per_s"], "" if rec is None else "%.0f" % rec))'
+print("'"$aware,$us"',%.1f,%.3f,%s,%d" % (r["workload"]["completion_ns"], r["workload"]["throughput_gb_per_s"], "" if rec is None else "%.0f" % rec, f.get("reroutes", 0)))'
+    done
   done
 } > "$out/resilience-alltoall.csv"
 

@@ -58,6 +58,10 @@ pub enum SimError {
     /// every attempt), and nothing routes around it.
     #[error("link failed: {0}")]
     LinkFailed(String),
+    /// Failed links or nodes cut source-destination pairs off from each other (under the
+    /// routing in use), and a workload that waits for their messages cannot finish.
+    #[error("disconnected: {0}")]
+    Disconnected(String),
     /// The scenario was invalid; found while building or running the simulation.
     #[error("{0}")]
     Config(#[from] ConfigError),

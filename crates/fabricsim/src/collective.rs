@@ -361,6 +361,9 @@ fn point<W: Workload, O: Observer, R: JobRun>(
         return Err(ConfigError::new("program", e).into());
     }
     if !w.finished() {
+        if let Some(e) = crate::disconnected::cut_off(sim.fault_counts()) {
+            return Err(e);
+        }
         // Beside background traffic (`from` > 0) a stuck program runs on to `sim.max_time`.
         if let (true, Some(why)) = (outcome.sim_time < s.max_time || from > Time::ZERO, w.stuck()) {
             return Err(Error::Failed(why));

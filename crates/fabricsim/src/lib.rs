@@ -34,6 +34,7 @@ pub mod background;
 mod bare_words;
 mod blocks;
 pub mod collective;
+mod disconnected;
 pub mod info;
 pub mod jobs;
 mod legacy_hardware;

@@ -305,6 +305,9 @@ impl Plan {
             return Err(ConfigError::new("workload.iteration_barrier", e).into());
         }
         if sim.workload().is_closed() && !sim.workload().finished() {
+            if let Some(e) = crate::disconnected::cut_off(sim.fault_counts()) {
+                return Err(e);
+            }
             return Err(crate::Error::Sim(fabricsim_core::SimError::Config(ConfigError::new(
                 "sim.max_time",
                 format!("{} was reached before the workload finished", self.scenario.sim.max_time),

@@ -97,6 +97,9 @@ impl<O: Observer> Builder<O> {
         let faults = crate::faults::Faults::new(&params.faults, &params.link, &graph, routing.torus(), params.seed)?;
         let mut core = assemble(graph, routing, params, obs, sizes, ports, units);
         core.fabric.special = faults.is_some();
+        // Links that can fail: every hop routes at its router, around the links known down.
+        core.fabric.detours = faults.as_deref().is_some_and(|f| f.links_can_fail());
+        core.fabric.lookahead &= !core.fabric.detours;
         core.faults = faults;
         let mut sim = Simulation::from_parts(core, workload);
         if let Some(map) = rank_map {
@@ -330,6 +333,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             },
             lookahead: true,
             special: false,
+            detours: false,
             warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
             sleepers: units.sleepers,
             crossings: Default::default(),

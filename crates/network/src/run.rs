@@ -124,6 +124,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::AgentHead(pkt) => c.unit_head(pkt),
             Ev::AgentFree(out) => c.agent_free(out),
             Ev::CopyDone(pkt) => c.copy_done(pkt),
+            Ev::FaultsKnown => c.faults_known(),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nics.node[node as usize].wake == now {
@@ -206,6 +207,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let hard_end = limits.hard_end().ps();
         self.core.nics.notify_sent = self.workload.wants_local_completion();
         self.core.nics.listen = self.workload.hears_completions();
+        if self.core.fabric.detours {
+            self.core.schedule_faults_known(None);
+        }
         self.workload.start(&mut Api::new(&mut self.core));
         if self.core.phase.due && !self.core.queue.instant_pending() {
             self.end_instant();
@@ -363,7 +367,8 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         // Two independent counts must agree: packets alive in the slab, and the running
         // injected - delivered balance kept by the event handlers.
         let o = &c.meter.out;
-        if o.packets_injected != o.packets_delivered + o.packets_lost + in_flight || c.meter.in_network != in_flight {
+        let cut = c.faults.as_deref().map_or(0, |f| f.counts.packets_cut);
+        if o.packets_injected != o.packets_delivered + o.packets_lost + cut + in_flight || c.meter.in_network != in_flight {
             return Err(SimError::Conservation { injected: o.packets_injected, delivered: o.packets_delivered, in_flight });
         }
         Ok(self.close(end, r.discarded))

@@ -61,6 +61,8 @@ pub(crate) enum Ev {
     AgentFree(u32),
     /// Every copy of a multicast packet has left its switch (see `crate::hardware::multicast::replicate`).
     CopyDone(PacketId),
+    /// The routers' knowledge of failed links changes (see `crate::faults::known`).
+    FaultsKnown,
 }
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);

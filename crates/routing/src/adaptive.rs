@@ -35,6 +35,8 @@
 //!
 //! Candidates are listed escape hop first, so a full candidate set never drops it.
 
+mod detour;
+
 use crate::{Candidates, DimensionOrder, Header};
 
 /// `Header::zone`: route on the deterministic (escape) sub-network only.
@@ -221,11 +223,40 @@ impl Adaptive {
     /// Candidates for a packet with header `hdr` that entered `router` on local port `in_port`,
     /// VC `in_vc`: the escape hop, then (unless the packet is on the escape sub-network or a
     /// hint forces its first hop) every productive hop on every adaptive VC.
+    #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
-        // A packet that arrived on an adaptive VC enters the escape sub-network afresh: before
-        // any dateline on its current axis.
-        let esc_vc = if in_vc < self.escape { in_vc } else { 0 };
-        self.escape_routing.route(router, in_port, esc_vc, hdr, out);
+        let escape = |out: &mut Candidates| {
+            self.escape_routing.route(router, in_port, self.escape_vc(in_vc), hdr, out);
+            true
+        };
+        self.route_with(router, in_port, in_vc, hdr, out, escape, |_| false);
+    }
+
+    /// The VC a packet that entered on `in_vc` holds on the escape sub-network: a packet that
+    /// arrived on an adaptive VC enters it afresh, before any dateline on its current axis.
+    fn escape_vc(&self, in_vc: u8) -> u8 {
+        if in_vc < self.escape {
+            in_vc
+        } else {
+            0
+        }
+    }
+
+    /// [`route`](Self::route) with the escape hop from `escape` (which says whether it found
+    /// one) and without the adaptive hops onto local ports `dead` names. Whether some
+    /// candidate was found.
+    #[inline(always)]
+    fn route_with(
+        &self,
+        router: RouterId,
+        in_port: u32,
+        in_vc: u8,
+        hdr: &Header,
+        out: &mut Candidates,
+        escape: impl FnOnce(&mut Candidates) -> bool,
+        dead: impl Fn(u32) -> bool,
+    ) -> bool {
+        let escape_found = escape(out);
         if self.bubble && in_vc >= self.escape {
             // From an adaptive VC onto the escape VC enters its ring too (the escape routing
             // marked entries from the NIC and from other axes).
@@ -234,14 +265,14 @@ impl Adaptive {
         }
         let arrived = Torus::node_on(router) == hdr.dst;
         if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {
-            return;
+            return escape_found;
         }
         // A hint forces the first hop (from the NIC); it may take an adaptive VC too.
-        if hdr.hint != crate::NO_HINT && self.torus.port_axis(in_port).is_none() && self.torus.port_axis(hdr.hint as u32).is_some() {
+        if hdr.hint != crate::NO_HINT && self.torus.port_axis(in_port).is_none() && self.torus.port_axis(hdr.hint as u32).is_some() && !dead(hdr.hint as u32) {
             for vc in self.escape..self.vcs {
                 out.push(hdr.hint as u32, vc, false);
             }
-            return;
+            return true;
         }
         let (here, there) = (self.torus.coord_row(Torus::node_on(router)), self.torus.coord_row(hdr.dst));
         let pending = (0..self.axes.len()).filter(|&a| here[a] != there[a]).fold(0u32, |m, a| m | 1 << a);
@@ -250,6 +281,7 @@ impl Adaptive {
             Some(list) => list.iter().map(|&z| z & pending).find(|&m| m != 0).unwrap_or(pending),
             None => pending,
         };
+        let mut found = escape_found;
         for (a, ax) in self.axes.iter().enumerate() {
             let (c, t) = (here[a] as u32, there[a] as u32);
             if open & 1 << a == 0 {
@@ -257,13 +289,15 @@ impl Adaptive {
             }
             let (plus, minus) = Self::productive(ax, c, t);
             for (go, port) in [(plus, ax.plus), (minus && ax.minus != ax.plus, ax.minus)] {
-                if go {
+                if go && !dead(port) {
+                    found = true;
                     for vc in self.escape..self.vcs {
                         out.push(port, vc, false);
                     }
                 }
             }
         }
+        found
     }
 
     /// Whether going + and going - from `c` towards `t` (which differ) are minimal along `ax`.

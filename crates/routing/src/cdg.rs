@@ -3,14 +3,21 @@
 //! channel to every channel a packet holding it may request next, has no cycle.
 
 use crate::{Candidates, Header, Routing};
-use fabricsim_core::{NodeId, PortId};
+use fabricsim_core::{NodeId, PortId, RouterId};
 use fabricsim_topology::{PortGraph, PortKind};
 use std::collections::{HashMap, HashSet};
 
 /// Build the dependency graph over all (src, dst) pairs given, following **every** candidate,
 /// and return a cycle if one exists. A deterministic routing must pass this.
 pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<Channel>> {
-    cycle_in(&dependencies(graph, routing, pairs, false))
+    cycle_in(&dependencies(graph, routing, pairs, false, None))
+}
+
+/// [`find_cycle`] for the routes around the links `dead` names (a router and its local port;
+/// see [`Routing::route_around`]). Pairs with no live route add the dependencies of the way
+/// they get before they are stopped.
+pub fn find_cycle_around(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)], dead: &dyn Fn(RouterId, u32) -> bool) -> Option<Vec<Channel>> {
+    cycle_in(&dependencies(graph, routing, pairs, false, Some(dead)))
 }
 
 /// The check escape-channel theory (Duato) asks of an adaptive routing: the *extended*
@@ -19,7 +26,7 @@ pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId
 /// next, directly or after any number of adaptive hops (adaptive channels may be held in
 /// between). A routing whose hops are all escape hops gets the plain check.
 pub fn find_escape_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]) -> Option<Vec<Channel>> {
-    cycle_in(&dependencies(graph, routing, pairs, true))
+    cycle_in(&dependencies(graph, routing, pairs, true, None))
 }
 
 /// A channel: a global output port and a VC on it.
@@ -27,8 +34,14 @@ pub type Channel = (PortId, u8);
 
 /// Channel dependencies of the routes between `pairs`, following every candidate. With
 /// `escape_only`, vertices are escape channels and a dependency runs from the last escape
-/// channel held across adaptive hops.
-fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)], escape_only: bool) -> HashMap<Channel, HashSet<Channel>> {
+/// channel held across adaptive hops. With `dead`, the routes go around the links it names.
+fn dependencies(
+    graph: &PortGraph,
+    routing: &Routing,
+    pairs: &[(NodeId, NodeId)],
+    escape_only: bool,
+    dead: Option<&dyn Fn(RouterId, u32) -> bool>,
+) -> HashMap<Channel, HashSet<Channel>> {
     let mut edges: HashMap<Channel, HashSet<Channel>> = HashMap::new();
     let mut cands = Candidates::default();
     for &(src, dst) in pairs {
@@ -46,7 +59,12 @@ fn dependencies(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)]
             }
             let router = graph.owner[in_port.index()];
             let hdr = Header { escaped, ..Header::new(src, dst) };
-            routing.route(router, graph.local(in_port), vc, &hdr, &mut cands);
+            match dead {
+                Some(d) => {
+                    routing.route_around(router, graph.local(in_port), vc, &hdr, d, &mut cands);
+                }
+                None => routing.route(router, graph.local(in_port), vc, &hdr, &mut cands),
+            }
             for h in cands.as_slice() {
                 let out = graph.port(router, h.port);
                 let ch = (out, h.vc);

@@ -20,6 +20,8 @@
 //! 3 or less never carry a packet more than one hop per axis, so they need no dateline; rings of
 //! 4 or more need at least 2 VCs, which [`DimensionOrder::new`] enforces.
 
+mod detour;
+
 use crate::{Candidates, Header, Hop, NO_HINT};
 use fabricsim_core::{ConfigError, NodeId, RouterId};
 use fabricsim_topology::Torus;

@@ -8,6 +8,8 @@
 //! down to up, so the channel-dependency graph is acyclic with any VC count and any up-port
 //! choice: every hop is an escape hop. All VCs of the chosen ports are candidates.
 
+mod detour;
+
 use crate::{Candidates, Header};
 use fabricsim_core::RouterId;
 use fabricsim_topology::FatTree;
@@ -69,20 +71,29 @@ impl UpDown {
             return out.push_vcs(f.digit(dst, level), 0..self.vcs);
         }
         let ups = f.ups(level);
+        let first = self.up_choice(level, hdr, ups);
+        if self.up == UpPort::Adaptive {
+            // From a start that depends on the destination: a wide switch with several VCs
+            // may offer more than a candidate set holds, and then each destination keeps a
+            // different subset.
+            for k in 0..ups {
+                out.push_vcs(f.up_port(level, (first + k) % ups), 0..self.vcs);
+            }
+        } else {
+            out.push_vcs(f.up_port(level, first), 0..self.vcs);
+        }
+    }
+
+    /// The index (below `ups`) of the up port the rule picks at `level` for `hdr`, or, with
+    /// [`UpPort::Adaptive`], the first of the candidates.
+    #[inline]
+    fn up_choice(&self, level: usize, hdr: &Header, ups: u32) -> u32 {
+        let dst = hdr.dst;
         match self.up {
-            UpPort::Destination => out.push_vcs(f.up_port(level, f.digit(dst, level) % ups), 0..self.vcs),
+            UpPort::Destination | UpPort::Adaptive => self.tree.digit(dst, level) % ups,
             UpPort::Random => {
                 let h = fabricsim_core::rng::mix((hdr.src.0 as u64) << 32 | dst.0 as u64 ^ (level as u64) << 58);
-                out.push_vcs(f.up_port(level, (h % ups as u64) as u32), 0..self.vcs)
-            }
-            UpPort::Adaptive => {
-                // From a start that depends on the destination: a wide switch with several VCs
-                // may offer more than a candidate set holds, and then each destination keeps a
-                // different subset.
-                let start = f.digit(dst, level);
-                for k in 0..ups {
-                    out.push_vcs(f.up_port(level, (start + k) % ups), 0..self.vcs);
-                }
+                (h % ups as u64) as u32
             }
         }
     }

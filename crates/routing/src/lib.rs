@@ -20,6 +20,7 @@
 pub mod adaptive;
 pub mod cdg;
 pub mod classes;
+pub mod detour;
 pub mod dimension_order;
 pub mod fat_tree_updown;
 pub mod path;

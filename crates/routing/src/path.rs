@@ -2,7 +2,7 @@
 //! tests, by closed-form latency checks and by the channel-dependency checker.
 
 use crate::{Candidates, Header, Routing};
-use fabricsim_core::{NodeId, PortId};
+use fabricsim_core::{NodeId, PortId, RouterId};
 use fabricsim_topology::{PortGraph, PortKind};
 
 /// One channel a packet occupies: the global output port it leaves on and the VC.
@@ -17,6 +17,16 @@ pub struct Channel {
 /// Route from `src` to `dst` (injection on `src`'s engine 0). Returns the channels traversed,
 /// the last one being the ejection port, or an error if the route loops or dead-ends.
 pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> Result<Vec<Channel>, String> {
+    Ok(trace_with(graph, routing, src, dst, None)?.expect("only a route around dead links can end with no way"))
+}
+
+/// [`trace`] around the links `dead` names (see [`Routing::route_around`]): `None` when the
+/// routing finds no live way on at some router.
+pub fn trace_around(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId, dead: &dyn Fn(RouterId, u32) -> bool) -> Result<Option<Vec<Channel>>, String> {
+    trace_with(graph, routing, src, dst, Some(dead))
+}
+
+fn trace_with(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId, dead: Option<&dyn Fn(RouterId, u32) -> bool>) -> Result<Option<Vec<Channel>>, String> {
     let mut at = graph.attach_of(src, 0);
     let mut vc = routing.injection_vcs(0).start;
     let mut path = Vec::new();
@@ -24,7 +34,12 @@ pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> 
     let limit = graph.routers as usize * 4 + 8;
     loop {
         let router = graph.owner[at.index()];
-        routing.route(router, graph.local(at), vc, &Header::new(src, dst), &mut cands);
+        let hdr = Header::new(src, dst);
+        match dead {
+            Some(d) if !routing.route_around(router, graph.local(at), vc, &hdr, d, &mut cands) => return Ok(None),
+            Some(_) => {}
+            None => routing.route(router, graph.local(at), vc, &hdr, &mut cands),
+        }
         let Some(h) = cands.as_slice().first().copied() else {
             return Err(format!("no candidate at router {router} for destination {dst}"));
         };
@@ -33,7 +48,7 @@ pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> 
         match graph.kind[out.index()] {
             PortKind::Terminal => {
                 let n = graph.terminal_node(out).expect("a terminal port has a node");
-                return if n == dst { Ok(path) } else { Err(format!("ejected at node {n}, wanted {dst}")) };
+                return if n == dst { Ok(Some(path)) } else { Err(format!("ejected at node {n}, wanted {dst}")) };
             }
             PortKind::Unconnected => return Err(format!("routed into unconnected port {out}")),
             PortKind::Network => {

@@ -187,6 +187,12 @@ impl Torus {
         Ok(NodeId(id))
     }
 
+    /// How far apart in node id two nodes one step apart along `axis` are.
+    #[inline]
+    pub fn stride(&self, axis: usize) -> u32 {
+        self.strides[axis]
+    }
+
     /// Node reached by moving `delta` (+1 or -1) along `axis`, if that link exists.
     #[inline]
     pub fn step(&self, node: NodeId, axis: usize, delta: i32) -> Option<NodeId> {

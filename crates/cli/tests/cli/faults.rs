@@ -1,7 +1,7 @@
 //! Faulty links from the command line: the scenario keys, the report, and bad input named with
 //! exit code 2.
 
-use super::fabricsim;
+use super::{example, fabricsim};
 
 fn study(name: &str) -> String {
     format!("{}/../../studies/{name}", env!("CARGO_MANIFEST_DIR"))
@@ -84,4 +84,35 @@ fn bad_fault_input_exits_2_naming_the_key() {
         assert!(err.starts_with(&format!("error: {want}")), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+}
+
+#[test]
+fn pairs_cut_off_by_a_failed_link_are_listed_and_a_closed_workload_stops_with_an_error() {
+    // Transpose on a 6x6 mesh sends (x,2) to (2,x): with the d0 link between (2,2) and (3,2)
+    // dead from the start, dimension order has no way for the sources (3..5, 2).
+    let down = r#"faults.events=[{at="0ns",kind="link_down",link={node=[2,2],axis="d0",direction="+"}}]"#;
+    let (code, out, err) = fabricsim(&["run", &example("mesh-transpose.toml"), "--set", down, "--json", "-"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+    let f = &v["faults"];
+    let cut: Vec<(u64, u64)> = f["cut"].as_array().unwrap().iter().map(|p| (p["src"].as_u64().unwrap(), p["dst"].as_u64().unwrap())).collect();
+    // Node (x,2) is 2*6 + x; (2,x) is x*6 + 2.
+    assert_eq!(cut, vec![(15, 20), (16, 26), (17, 32)], "{f}");
+    assert_eq!(f["pairs_cut"], 3);
+    assert!(f["packets_cut"].as_u64().unwrap() > 0 && f["messages_cut"].as_u64().unwrap() > 0, "{f}");
+    // A collective waits for every message: it cannot finish, and says why.
+    let (code, _, err) = fabricsim(&[
+        "run",
+        &example("collective-allreduce.toml"),
+        "--set",
+        "topology.type=mesh",
+        "--set",
+        "topology.shape=[4,4]",
+        "--set",
+        "router.vcs=1",
+        "--set",
+        r#"faults.events=[{at="0ns",kind="link_down",link={node=[1,0],axis="d0",direction="+"}}]"#,
+    ]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("disconnected: the failed links cut off") && err.contains("->") && err.contains("never arrived"), "{err}");
 }

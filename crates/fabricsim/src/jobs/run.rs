@@ -34,7 +34,7 @@ pub fn run_jobs<O: Observer, T>(
     let together = sim.workload();
     let mut reports = Vec::new();
     for (j, job) in jobs.iter().enumerate() {
-        let time = finished(plan, j, job, job.start, together.part(j), &outcome)?;
+        let time = finished(plan, j, job, job.start, together.part(j), &outcome).map_err(|e| disconnected(e, sim.fault_counts()))?;
         let t = together.traffic(j);
         reports.push(JobReport {
             name: job.name.clone(),
@@ -66,7 +66,7 @@ pub fn run_jobs<O: Observer, T>(
         let w = Shared::new(vec![part(plan, j, job, Time::ZERO)?]);
         let mut alone = plan.network(plan.build_graph()).rank_map(job.rank_nodes()).build(w)?;
         let o = alone.run(limits, &mut progress)?;
-        let time = finished(plan, j, job, Time::ZERO, alone.workload().part(0), &o)?;
+        let time = finished(plan, j, job, Time::ZERO, alone.workload().part(0), &o).map_err(|e| disconnected(e, alone.fault_counts()))?;
         let t = alone.workload().traffic(0);
         let counters = alone.port_counters();
         let r = &mut reports[j];
@@ -122,6 +122,12 @@ fn part(plan: &Plan, j: usize, job: &JobPlan, start: Time) -> Result<SharedJob, 
         }
     };
     Ok(SharedJob { part, ranks: job.ranks(), start })
+}
+
+/// `e`, a closed job's failure to finish, or the failed links' cutting pairs off if `counts`
+/// say they did.
+fn disconnected(e: Error, counts: Option<fabricsim_network::faults::FaultCounts>) -> Error {
+    crate::disconnected::cut_off(counts).unwrap_or(e)
 }
 
 /// A closed job's time from `start` (when the run started it) to its last rank's end (`None`:

@@ -77,6 +77,9 @@ pub(crate) struct Fabric {
     /// Whether the run has faulty links or cut links (a partitioned run's): grants then take
     /// the copy built for them (see `Core::grant`).
     pub(crate) special: bool,
+    /// Whether links can fail in this run: packets then route around the links the routers
+    /// know are down, at every hop (see `crate::faults::cut`).
+    pub(crate) detours: bool,
     /// Adaptive routing: head packets waiting for room on any of their hops (see
     /// [`crate::fabric::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
     pub(crate) sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,

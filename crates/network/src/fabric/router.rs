@@ -116,7 +116,7 @@ impl<O: Observer> Core<O> {
         let p = self.packets.get(pkt);
         let (q, src, dst, hint, zone) = (p.q, p.src, p.dst, p.hint, p.zone);
         let (in_port, in_vc) = self.fabric.vcs_div.div_rem(q.0);
-        if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 {
+        if (hint != NO_HINT && self.graph.kind[in_port as usize] == PortKind::Terminal) || zone != 0 || self.fabric.detours {
             return None;
         }
         let (router, base) = self.router_of(in_port);
@@ -139,7 +139,11 @@ impl<O: Observer> Core<O> {
         let (q, size, id) = (p.q, p.wire_bytes, (p.src as u64) << 32 | p.seq as u64);
         let (in_port, in_vc) = self.fabric.vcs_div.div_rem(q.0);
         let (router, base) = self.router_of(in_port);
-        self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.fabric.cands);
+        if !self.fabric.detours {
+            self.routing.route(RouterId(router), in_port - base, in_vc as u8, &hdr, &mut self.fabric.cands);
+        } else if !self.route_around(router, in_port - base, in_vc as u8, &hdr) {
+            return self.stop_cut_off(pkt);
+        }
         let (h, take) = self.choose(router, base, size, id);
         if !take && self.fabric.sleepers.is_some() && self.sleep(pkt, q, router, base) {
             return;
@@ -194,25 +198,19 @@ impl<O: Observer> Core<O> {
         if n == 1 {
             return (self.fabric.cands.as_slice()[0], true);
         }
-        // Links known to be down matter only with faults: a loop without their test otherwise.
-        if self.faults.is_some() {
-            self.choose_among::<true>(router, base, size, id)
-        } else {
-            self.choose_among::<false>(router, base, size, id)
-        }
+        self.choose_among(router, base, size, id)
     }
 
-    /// [`choose`](Self::choose) among two or more candidates; `FAULTS`: rank hops onto links
-    /// the router knows are down below every other.
+    /// [`choose`](Self::choose) among two or more candidates (none onto a link the routers
+    /// know is down: routing left those out, see `crate::faults::cut`).
     #[inline(always)]
-    fn choose_among<const FAULTS: bool>(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
+    fn choose_among(&mut self, router: u32, base: u32, size: u32, id: u64) -> (Hop, bool) {
         let n = self.fabric.cands.len();
         let now = self.queue.now().ps();
         let start = rotation_start(self.p.selection, id, router, n as u32) as usize;
         let (selection, slot) = (self.p.selection, self.fabric.slots);
         let mut best = (0u8, 0u32, self.fabric.cands.as_slice()[start], false);
         let mut i = start;
-        let mut dead_seen = false;
         for k in 0..n {
             let h = self.fabric.cands.as_slice()[i];
             i = if i + 1 == n { 0 } else { i + 1 };
@@ -226,21 +224,10 @@ impl<O: Observer> Core<O> {
                 Selection::Credit => (fits as u8) * 4 + (fits != h.escape) as u8 * 2 + (o.busy_until <= now && !o.requested()) as u8,
                 Selection::First | Selection::Random => (fits as u8) * 2 + (fits != h.escape) as u8,
             };
-            // A link the router knows is down comes last, whatever its room (faults only).
-            let score = if FAULTS {
-                let dead = self.faults.as_deref().is_some_and(|f| f.known_down(out, now));
-                dead_seen |= dead;
-                score + (!dead as u8) * 8
-            } else {
-                score
-            };
             let cred = if selection == Selection::Credit { cred } else { 0 };
             if k == 0 || (score, cred) > (best.0, best.1) {
                 best = (score, cred, h, fits);
             }
-        }
-        if FAULTS && dead_seen {
-            self.steered(best.0 >= 8);
         }
         (best.2, best.3)
     }
@@ -353,7 +340,7 @@ impl<O: Observer> Core<O> {
     /// (by then seeing no hop with room, it sleeps until one has room, see `crate::fabric::sleep`; or,
     /// with `Routing::committing`, takes the escape hop and waits there).
     #[inline(never)]
-    fn choose_again(&mut self, out: u32, bit: u32, q: InputVcId) {
+    pub(crate) fn choose_again(&mut self, out: u32, bit: u32, q: InputVcId) {
         let o = &mut self.fabric.outs[out as usize];
         if o.take_request(bit) {
             self.fabric.requested[out as usize / 64] &= !(1 << (out % 64));
@@ -380,6 +367,9 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
         if self.fabric.special {
+            if self.fabric.detours && self.stop_at_dead_link(out, bit, q) {
+                return;
+            }
             self.grant_with::<true>(out, bit, q)
         } else {
             self.grant_with::<false>(out, bit, q)

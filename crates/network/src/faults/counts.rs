@@ -49,14 +49,35 @@ pub struct FaultCounts {
     pub packets_duplicated: u64,
     /// Corrupted frames that passed the CRC check (delivered, counted here).
     pub undetected: u64,
-    /// Adaptive choices steered away from a link known to be down (a packet may count at
-    /// several hops).
+    /// Hops at which a packet went around a link the routers knew was down (its candidates
+    /// differed from the routing's without failures; a packet may count at several hops).
     pub reroutes: u64,
-    /// Source-destination pairs cut off by failures (not computed yet: 0).
+    /// Packets stopped where the routing found no live way on to their destination (the
+    /// failures the routers knew of cut their pair off), and the messages they belonged to
+    /// (never completed to the workload).
+    pub packets_cut: u64,
+    /// Messages that had a packet stopped.
+    pub messages_cut: u64,
+    /// Source-destination pairs (nodes) that had a packet stopped.
     pub pairs_cut: u64,
+    /// Those pairs, by source then destination.
+    pub cut: Vec<CutPair>,
     /// Per scheduled event: when it happened and how long until the link it struck carried a
     /// frame cleanly (first attempt) again (`null`: it never did).
     pub recovery: Vec<Recovery>,
+}
+
+/// A source-destination pair the failures cut off.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CutPair {
+    /// Source node.
+    pub src: u32,
+    /// Destination node.
+    pub dst: u32,
+    /// Its packets that were stopped.
+    pub packets: u64,
+    /// When the first was stopped, ns.
+    pub first_ns: f64,
 }
 
 /// Recovery after one scheduled event.
@@ -76,6 +97,18 @@ impl FaultCounts {
     /// Every lane error injected.
     pub fn errors(&self) -> u64 {
         self.errors_random + self.errors_burst + self.errors_dark_lane + self.errors_link_down
+    }
+
+    /// The first `n` cut pairs as `: a->b, c->d, ...` (empty when none).
+    pub fn cut_list(&self, n: usize) -> String {
+        if self.cut.is_empty() {
+            return String::new();
+        }
+        let mut s: Vec<String> = self.cut.iter().take(n).map(|c| format!("{}->{}", c.src, c.dst)).collect();
+        if self.cut.len() > n {
+            s.push(format!("... {} more", self.cut.len() - n));
+        }
+        format!(": {}", s.join(", "))
     }
 
     /// Summary lines for a terminal.
@@ -100,6 +133,16 @@ impl FaultCounts {
                 self.packets_lost, self.messages_lost, self.packets_duplicated, self.undetected
             ),
         ];
+        if self.packets_cut > 0 || self.reroutes > 0 {
+            v.push(format!(
+                "  reroutes {}, packets cut off {} ({} messages, {} source-destination pairs{})",
+                self.reroutes,
+                self.packets_cut,
+                self.messages_cut,
+                self.pairs_cut,
+                self.cut_list(5)
+            ));
+        }
         if self.protection == "slicing" {
             v.push(format!(
                 "  slicing: {} switches to duplicate, {} back to split, {} frames duplicated",

@@ -1,5 +1,5 @@
 //! Packets lost on a link with protection `none`, and the messages they belonged to (counted,
-//! never completed to the workload); adaptive choices steered away from dead links (counted).
+//! never completed to the workload), and the messages of packets stopped on a cut pair.
 
 use crate::packet::PacketId;
 use crate::sim::Core;
@@ -26,23 +26,19 @@ impl<O: Observer> Core<O> {
         }
     }
 
-    /// A packet chose among hops of which some lead to links known to be down: `away`, it took
-    /// a live one (a reroute).
-    #[cold]
-    pub(crate) fn steered(&mut self, away: bool) {
-        if let Some(f) = self.faults.as_deref_mut() {
-            f.counts.reroutes += away as u64;
-        }
-    }
-
-    /// Message `msg` has all its bytes in: if it lost a packet, drop it (counted) and say so.
+    /// Message `msg` has all its bytes in: if it lost a packet or had one stopped (its pair cut
+    /// off), drop it (counted) and say so.
     #[cold]
     pub(crate) fn drop_if_lost(&mut self, msg: u32) -> bool {
         let Some(f) = self.faults.as_deref_mut() else { return false };
-        if !f.lost_messages.remove(&msg) {
+        if f.lost_messages.remove(&msg) {
+            f.counts.messages_lost += 1;
+            f.cut_messages.remove(&msg);
+        } else if f.cut_messages.remove(&msg) {
+            f.counts.messages_cut += 1;
+        } else {
             return false;
         }
-        f.counts.messages_lost += 1;
         let m = *self.nics.messages.get(msg);
         self.nics.messages.remove(msg);
         if m.measured {

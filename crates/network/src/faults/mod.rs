@@ -33,13 +33,15 @@
 //! on the order of events elsewhere. Links to and from NICs are not faulty.
 
 pub mod counts;
+mod cut;
+mod known;
 mod lost;
 mod schedule;
 pub mod spec;
 mod transmit;
 pub(crate) use transmit::Frame;
 
-pub use counts::{FaultCounts, Recovery};
+pub use counts::{CutPair, FaultCounts, Recovery};
 pub use spec::{DegradeParams, Direction, EventKind, FaultEvent, FaultSpec, LinkRef, LinkSpec, Protection, RetryParams, SlicingParams};
 
 use fabricsim_core::{ConfigError, Time};
@@ -94,6 +96,13 @@ pub(crate) struct Faults {
     pub(crate) counts: FaultCounts,
     /// Messages that lost a packet (protection `none`): dropped when their last byte is in.
     pub(crate) lost_messages: std::collections::HashSet<u32>,
+    /// What the routers know of dead links (see [`known`]).
+    known: known::Known,
+    /// Packets that found no live way on (see [`cut`]), by source and destination node:
+    /// (packets, when the first was stopped, ps).
+    pub(crate) cut: std::collections::BTreeMap<(u32, u32), (u64, u64)>,
+    /// Messages that had a packet stopped: dropped when their last byte is accounted for.
+    pub(crate) cut_messages: std::collections::HashSet<u32>,
 }
 
 impl Faults {
@@ -130,7 +139,7 @@ impl Faults {
             }
         }
         let counts = FaultCounts { protection: link.protection.name(), lanes: link.lanes, ..Default::default() };
-        Ok(Some(Box::new(Faults {
+        let mut f = Box::new(Faults {
             spec: spec.clone(),
             link: link.clone(),
             ln_good_bit: (-spec.lane_ber).ln_1p(),
@@ -140,7 +149,17 @@ impl Faults {
             recovered: vec![None; spec.events.len()],
             counts,
             lost_messages: Default::default(),
-        })))
+            known: Default::default(),
+            cut: Default::default(),
+            cut_messages: Default::default(),
+        });
+        f.known = known::Known::new(tp as u32, &f);
+        Ok(Some(f))
+    }
+
+    /// Whether some link goes down in the run (routing must then go around it).
+    pub(crate) fn links_can_fail(&self) -> bool {
+        self.known.can_change()
     }
 
     /// The scheduled events of link direction `port`.
@@ -152,12 +171,6 @@ impl Faults {
     /// they share its link events).
     pub(crate) fn link_down_at(&self, port: u32, t: Time) -> bool {
         schedule::state_at(self.events(port), t.ps()).1
-    }
-
-    /// Whether the router sending on `port` knows at `now` that its link is down (it learns
-    /// `faults.awareness` after the fact). Adaptive selection avoids such ports.
-    pub(crate) fn known_down(&self, port: u32, now: u64) -> bool {
-        !self.schedule.per_port.is_empty() && schedule::state_at(self.events(port), now.saturating_sub(self.spec.awareness.ps())).1
     }
 
     /// The counts with the recovery times filled in.
@@ -181,6 +194,8 @@ impl Faults {
                 recovered_after_ns: self.recovered[i].map(|t| (t.saturating_sub(e.at.ps())) as f64 / 1000.0),
             })
             .collect();
+        c.pairs_cut = self.cut.len() as u64;
+        c.cut = self.cut.iter().map(|(&(src, dst), &(packets, first))| counts::CutPair { src, dst, packets, first_ns: first as f64 / 1000.0 }).collect();
         c
     }
 }

@@ -6,6 +6,7 @@ mod arbitration;
 mod barrier_gates;
 mod class_routes;
 mod class_vcs;
+mod failed_links;
 mod faults;
 mod gate_wiring;
 mod guards;

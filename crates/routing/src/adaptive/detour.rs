@@ -1,0 +1,28 @@
+//! Adaptive routing around links known to be down (see [`crate::detour`]).
+
+use super::Adaptive;
+use crate::{Candidates, Header};
+use fabricsim_core::RouterId;
+use fabricsim_topology::Torus;
+
+impl Adaptive {
+    /// [`route`](Self::route) avoiding the links `dead` names (a router and its local port):
+    /// the escape hop follows dimension order around them
+    /// ([`DimensionOrder::route_around`](crate::DimensionOrder::route_around)), and no adaptive
+    /// hop leads onto one, nor to a router from which the escape sub-network could not
+    /// deliver the packet (so a packet that has a way never strands where it has none).
+    /// `false`, with no candidate: nothing alive leads on.
+    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: &dyn Fn(RouterId, u32) -> bool, out: &mut Candidates) -> bool {
+        let escape = |out: &mut Candidates| self.escape_routing.route_around(router, in_port, self.escape_vc(in_vc), hdr, dead, out);
+        let t = &self.torus;
+        let closed = |port: u32| {
+            if dead(router, port) {
+                return true;
+            }
+            let (axis, delta) = t.port_axis(port).expect("an adaptive hop is on an axis");
+            let next = t.step(Torus::node_on(router), axis, delta).expect("an adaptive hop has a far end");
+            !self.escape_routing.reaches_around(next, hdr.dst, dead)
+        };
+        self.route_with(router, in_port, in_vc, hdr, out, escape, closed)
+    }
+}
