@@ -10,7 +10,7 @@ use fabricsim_network::faults::FaultCounts;
 pub(crate) fn cut_off(counts: Option<FaultCounts>) -> Option<Error> {
     let c = counts.filter(|c| c.pairs_cut > 0)?;
     Some(Error::Sim(SimError::Disconnected(format!(
-        "the failed links cut off {} source-destination pair(s){}, so {} message(s) never arrived and the workload cannot finish",
+        "the failed links left the routing no way for {} source-destination pair(s){}, so {} message(s) never arrived and the workload cannot finish",
         c.pairs_cut,
         c.cut_list(8),
         c.messages_cut

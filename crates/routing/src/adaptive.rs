@@ -244,7 +244,9 @@ impl Adaptive {
 
     /// [`route`](Self::route) with the escape hop from `escape` (which says whether it found
     /// one) and without the adaptive hops onto local ports `dead` names. Whether some
-    /// candidate was found.
+    /// candidate was found. Without an escape hop the adaptive hops are offered as escape hops:
+    /// safe to wait for (they lead where the escape sub-network can deliver, see
+    /// [`Adaptive::route_around`]), and the packet stays on the escape sub-network after.
     #[inline(always)]
     fn route_with(
         &self,
@@ -267,10 +269,15 @@ impl Adaptive {
         if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {
             return escape_found;
         }
+        let as_escape = !escape_found;
         // A hint forces the first hop (from the NIC); it may take an adaptive VC too.
-        if hdr.hint != crate::NO_HINT && self.torus.port_axis(in_port).is_none() && self.torus.port_axis(hdr.hint as u32).is_some() && !dead(hdr.hint as u32) {
+        if hdr.hint != crate::NO_HINT
+            && self.torus.port_axis(in_port).is_none()
+            && self.torus.port_axis(hdr.hint as u32).is_some()
+            && !dead(hdr.hint as u32)
+        {
             for vc in self.escape..self.vcs {
-                out.push(hdr.hint as u32, vc, false);
+                out.push(hdr.hint as u32, vc, as_escape);
             }
             return true;
         }
@@ -292,7 +299,7 @@ impl Adaptive {
                 if go && !dead(port) {
                     found = true;
                     for vc in self.escape..self.vcs {
-                        out.push(port, vc, false);
+                        out.push(port, vc, as_escape);
                     }
                 }
             }

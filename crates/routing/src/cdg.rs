@@ -16,7 +16,12 @@ pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId
 /// [`find_cycle`] for the routes around the links `dead` names (a router and its local port;
 /// see [`Routing::route_around`]). Pairs with no live route add the dependencies of the way
 /// they get before they are stopped.
-pub fn find_cycle_around(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)], dead: &dyn Fn(RouterId, u32) -> bool) -> Option<Vec<Channel>> {
+pub fn find_cycle_around(
+    graph: &PortGraph,
+    routing: &Routing,
+    pairs: &[(NodeId, NodeId)],
+    dead: &dyn Fn(RouterId, u32) -> bool,
+) -> Option<Vec<Channel>> {
     cycle_in(&dependencies(graph, routing, pairs, false, Some(dead)))
 }
 

@@ -70,6 +70,27 @@ impl ClassVcs {
         out.shift_vcs(vc);
     }
 
+    /// [`route`](Self::route) around the links `dead` names (see [`crate::detour`]); `false`:
+    /// no live way on.
+    pub(crate) fn route_around(
+        &self,
+        router: RouterId,
+        in_port: u32,
+        hdr: &Header,
+        dead: &dyn Fn(RouterId, u32) -> bool,
+        out: &mut Candidates,
+    ) -> bool {
+        let vc = self.vc(hdr.zone);
+        let plain = Header { zone: 0, escaped: false, ..*hdr };
+        let found = match &self.routing {
+            Kind::DimensionOrder(r) => r.route_around(router, in_port, 0, &plain, dead, out),
+            Kind::UpDown(r) => r.route_around(router, &plain, dead, out),
+            Kind::Adaptive(r) => r.route_around(router, in_port, 0, &plain, dead, out),
+        };
+        out.shift_vcs(vc);
+        found
+    }
+
     /// The VC of class VC selector `zone`.
     #[inline]
     pub(crate) fn vc(&self, zone: u8) -> u8 {

@@ -12,8 +12,11 @@
 //! * **Adaptive** routing offers its productive hops that are alive, and the escape hop of
 //!   dimension order around the dead links.
 //! * **Up/down** takes the up port its rule picks, or the next live one after it; the down
-//!   path to a destination is unique, so a dead down link leaves no way.
-//! * Class routes (the in-network hardware's dedicated VCs) follow their fixed trees.
+//!   path from a switch to a destination is unique, and the up choice does not look ahead, so
+//!   a dead link on the way down leaves the packets that reach it no way, under this routing,
+//!   although another top switch may have had one.
+//! * Packets on dedicated class VCs go around as their deterministic routing does. (The
+//!   in-network hardware's trees and multicasts are not routings: they keep their links.)
 //!
 //! **Why dimension order stays deadlock-free.** The rule reads the whole path along the axis,
 //! not only the next link, so a packet never turns back on an axis: at the next router along
@@ -32,15 +35,20 @@ use fabricsim_core::RouterId;
 impl Routing {
     /// Permitted next hops, as [`route`](Self::route) gives them, without any leading onto a
     /// link `dead` names (a router and its local port). `false`: no live hop leads on, so the
-    /// packet cannot reach its destination under this routing (see the module docs); hops of a
-    /// class VC are given as they are.
-    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: &dyn Fn(RouterId, u32) -> bool, out: &mut Candidates) -> bool {
+    /// packet cannot reach its destination under this routing (see the module docs). Class VCs
+    /// go around the same way as their routing (dimension order or up/down).
+    pub fn route_around(
+        &self,
+        router: RouterId,
+        in_port: u32,
+        in_vc: u8,
+        hdr: &Header,
+        dead: &dyn Fn(RouterId, u32) -> bool,
+        out: &mut Candidates,
+    ) -> bool {
         out.clear();
         match (&self.kind, &self.classes) {
-            (_, Some(c)) if hdr.zone & crate::classes::CLASS_VC != 0 => {
-                c.route(router, in_port, hdr, out);
-                true
-            }
+            (_, Some(c)) if hdr.zone & crate::classes::CLASS_VC != 0 => c.route_around(router, in_port, hdr, dead, out),
             (Kind::DimensionOrder(r), _) => r.route_around(router, in_port, in_vc, hdr, dead, out),
             (Kind::Adaptive(r), _) => r.route_around(router, in_port, in_vc, hdr, dead, out),
             (Kind::UpDown(r), _) => r.route_around(router, hdr, dead, out),

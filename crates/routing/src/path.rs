@@ -22,11 +22,23 @@ pub fn trace(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId) -> 
 
 /// [`trace`] around the links `dead` names (see [`Routing::route_around`]): `None` when the
 /// routing finds no live way on at some router.
-pub fn trace_around(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId, dead: &dyn Fn(RouterId, u32) -> bool) -> Result<Option<Vec<Channel>>, String> {
+pub fn trace_around(
+    graph: &PortGraph,
+    routing: &Routing,
+    src: NodeId,
+    dst: NodeId,
+    dead: &dyn Fn(RouterId, u32) -> bool,
+) -> Result<Option<Vec<Channel>>, String> {
     trace_with(graph, routing, src, dst, Some(dead))
 }
 
-fn trace_with(graph: &PortGraph, routing: &Routing, src: NodeId, dst: NodeId, dead: Option<&dyn Fn(RouterId, u32) -> bool>) -> Result<Option<Vec<Channel>>, String> {
+fn trace_with(
+    graph: &PortGraph,
+    routing: &Routing,
+    src: NodeId,
+    dst: NodeId,
+    dead: Option<&dyn Fn(RouterId, u32) -> bool>,
+) -> Result<Option<Vec<Channel>>, String> {
     let mut at = graph.attach_of(src, 0);
     let mut vc = routing.injection_vcs(0).start;
     let mut path = Vec::new();

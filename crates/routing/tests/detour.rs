@@ -36,7 +36,13 @@ fn dor_reachable(t: &Torus, g: &PortGraph, dead: &HashSet<PortId>, src: NodeId, 
         if t.coord(at, a) == target {
             continue;
         }
-        let ways: Vec<i32> = if t.wrap()[a] { vec![1, -1] } else if target > t.coord(at, a) { vec![1] } else { vec![-1] };
+        let ways: Vec<i32> = if t.wrap()[a] {
+            vec![1, -1]
+        } else if target > t.coord(at, a) {
+            vec![1]
+        } else {
+            vec![-1]
+        };
         let alive = |delta: i32| {
             let mut n = at;
             while t.coord(n, a) != target {
@@ -90,13 +96,14 @@ proptest! {
     #[test]
     fn adaptive_hops_around_dead_links_are_live_and_walks_arrive(
         shape in proptest::collection::vec(2u32..6, 1..4),
+        wraps in proptest::collection::vec(any::<bool>(), 3),
         count in 0usize..4,
         seed in any::<u64>(),
     ) {
-        // A torus (every axis a ring): a walk taking random live candidates, switching to the
-        // escape network for good once it takes an escape hop, arrives whenever dimension
-        // order alone could, and never takes a dead link.
-        let tt = Torus::new(shape.clone(), None, None).unwrap();
+        // Tori and meshes (length-2 mesh axes included): a walk taking random live candidates,
+        // switching to the escape network for good once it takes an escape hop, arrives
+        // whenever dimension order alone could, and never takes a dead link.
+        let tt = Torus::new(shape.clone(), Some(wraps[..shape.len()].to_vec()), None).unwrap();
         let t = Topology::Torus(tt.clone());
         let r = Routing::build(&RoutingSpec::Adaptive(Default::default()), &t, 2, 4).unwrap();
         let g = t.build_graph(2);
@@ -155,14 +162,20 @@ fn one_dead_link_on_a_ring_sends_the_packets_that_needed_it_the_long_way() {
         let expected = match (plus_crosses, fwd <= 8 - fwd) {
             (true, _) => 8 - fwd,
             (false, true) => fwd,
-            (false, false) => if (1..=8 - fwd).any(|k| (s.0 + 8 - k) % 8 == 2) { fwd } else { short },
+            (false, false) => {
+                if (1..=8 - fwd).any(|k| (s.0 + 8 - k) % 8 == 2) {
+                    fwd
+                } else {
+                    short
+                }
+            }
         };
         assert_eq!(hops, expected, "{s} -> {d}");
     }
 }
 
 #[test]
-fn up_down_climbs_through_a_live_up_link_and_a_dead_down_link_leaves_no_way() {
+fn up_down_climbs_through_a_live_up_link_and_stops_where_the_way_down_is_dead() {
     for up in [UpPort::Destination, UpPort::Random, UpPort::Adaptive] {
         let ft = FatTree::new(4, 2, 1, false).unwrap();
         let t = Topology::FatTree(ft.clone());
@@ -189,13 +202,9 @@ fn up_down_climbs_through_a_live_up_link_and_a_dead_down_link_leaves_no_way() {
                 }
             }
         }
-        assert!(stopped < (ft.nodes() - 2) * 2, "{up:?}: some packets for leaf 0 come down the live top switch");
-        // A dead down link to node 0 (from its leaf) cuts it off, from everyone.
-        let down = g.port(leaf, ft.digit(NodeId(0), 1));
-        let dead: HashSet<PortId> = [down].into();
-        let is_dead = |r: RouterId, l: u32| dead.contains(&g.port(r, l));
-        for s in 1..ft.nodes() {
-            assert_eq!(path::trace_around(&g, &r, NodeId(s), NodeId(0), &is_dead).unwrap(), None, "{up:?}: {s}");
-        }
+        assert!(
+            stopped > 0 && stopped < (ft.nodes() - 2) * 2,
+            "{up:?}: {stopped} stopped: some packets for leaf 0 come down the live top switch, some the dead one"
+        );
     }
 }

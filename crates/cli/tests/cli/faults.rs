@@ -114,5 +114,5 @@ fn pairs_cut_off_by_a_failed_link_are_listed_and_a_closed_workload_stops_with_an
         r#"faults.events=[{at="0ns",kind="link_down",link={node=[1,0],axis="d0",direction="+"}}]"#,
     ]);
     assert_eq!(code, 1, "{err}");
-    assert!(err.contains("disconnected: the failed links cut off") && err.contains("->") && err.contains("never arrived"), "{err}");
+    assert!(err.contains("disconnected: the failed links left the routing no way") && err.contains("->") && err.contains("never arrived"), "{err}");
 }

@@ -429,14 +429,14 @@ impl<O: Observer> Core<O> {
         }
         // Faulty links (`faults` is `None` unless faults are configured): the frame's attempts
         // decide when it leaves (`sent_at`), when the output frees, and whether it is lost.
-        let (mut sent_at, mut lost) = (now, false);
+        let (mut sent_at, mut lost, mut caught) = (now, false, false);
         if let (true, Some(f)) = (SPECIAL, faults) {
             if !terminal {
                 let ser = timing.serialization(class, size);
                 let protectable = !p.agent && !crate::packet::hardware_op(messages.get(p.msg).op);
                 let frame = crate::faults::Frame { out, rev: o.peer, now, size, ser, lat: o.latency as u64, tail: p.tail, protectable };
                 let s = crate::faults::hop(f, error, frame);
-                (sent_at, finish, lost) = (s.start, s.finish, s.lost);
+                (sent_at, finish, lost, caught) = (s.start, s.finish, s.lost, s.caught);
             }
         }
         if shared {
@@ -487,7 +487,11 @@ impl<O: Observer> Core<O> {
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
         if SPECIAL && lost {
-            self.lose_packet(pkt);
+            if caught {
+                self.cut_in_flight(pkt);
+            } else {
+                self.lose_packet(pkt);
+            }
         }
     }
 

@@ -55,6 +55,30 @@ impl<O: Observer> Core<O> {
         let bytes = self.charge(vc, p.wire_bytes);
         let silent = self.fabric.silent_credits;
         self.return_credit(q, bytes, now.max(p.tail), silent);
+        self.count_cut(pkt);
+        if self.fabric.vcq[q.index()].head != PacketId::NIL {
+            let head = self.packets.get(self.fabric.vcq[q.index()].head);
+            if head.ready_at <= now {
+                self.ready_again(q);
+            } else if !head.armed {
+                let l = if self.fabric.vcq[q.index()].up_class == crate::fabric::channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
+                self.queue.schedule_on(l, Time(head.ready_at), Ev::Ready(self.fabric.vcq[q.index()].head));
+            }
+        }
+    }
+
+    /// Packet `pkt` was granted a link that then failed for good before the frame got through
+    /// (see `Sent::caught`): it is gone, counted as cut off with its pair.
+    #[cold]
+    pub(crate) fn cut_in_flight(&mut self, pkt: PacketId) {
+        self.count_cut(pkt);
+    }
+
+    /// Packet `pkt`, off its input VC, leaves the network: counted with its pair, its message
+    /// dropped once every byte of it is accounted for.
+    fn count_cut(&mut self, pkt: PacketId) {
+        let now = self.queue.now().ps();
+        let p = *self.packets.get(pkt);
         self.packets.remove(pkt);
         self.meter.in_network -= 1;
         self.meter.last_progress = self.meter.last_progress.max(now);
@@ -67,15 +91,6 @@ impl<O: Observer> Core<O> {
         m.delivered += p.payload as u64;
         if m.delivered >= m.bytes {
             self.drop_if_lost(p.msg);
-        }
-        if self.fabric.vcq[q.index()].head != PacketId::NIL {
-            let head = self.packets.get(self.fabric.vcq[q.index()].head);
-            if head.ready_at <= now {
-                self.ready_again(q);
-            } else if !head.armed {
-                let l = if self.fabric.vcq[q.index()].up_class == crate::fabric::channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
-                self.queue.schedule_on(l, Time(head.ready_at), Ev::Ready(self.fabric.vcq[q.index()].head));
-            }
         }
     }
 
@@ -115,11 +130,17 @@ impl<O: Observer> Core<O> {
     /// is down with nothing scheduled to bring it back: the frame cannot leave. Once the
     /// routers know, the packet routes again at once; until then the output is held (the
     /// sender's link layer keeps trying), and [`faults_known`](Self::faults_known) reroutes
-    /// its requests when they learn. Whether the grant was stopped.
+    /// its requests when they learn. Whether the grant was stopped. A multicast copy or a
+    /// switch agent's packet keeps its hardware's link (it is not routed): it goes, and is
+    /// caught by the failure.
     #[cold]
     #[inline(never)]
     pub(crate) fn stop_at_dead_link(&mut self, out: u32, bit: u32, q: InputVcId) -> bool {
         let now = self.queue.now().ps();
+        let head = self.packets.get(self.fabric.vcq[q.index()].head);
+        if head.agent || (head.hint >= crate::hardware::multicast::MCAST_HINT && head.hint != crate::packet::NO_HINT) {
+            return false;
+        }
         let Some(known_at) = self.faults.as_deref().and_then(|f| f.down_for_good(out, now)) else { return false };
         if now >= known_at {
             self.choose_again(out, bit, q);

@@ -113,7 +113,10 @@ impl Faults {
         if !down || up.is_some() {
             return None;
         }
-        let since = events.iter().rev().find(|e| e.at <= now && e.what == Change::Down).map_or(now, |e| e.at);
+        // The start of the current down interval: the first Down after the last Up.
+        let past = events.iter().take_while(|e| e.at <= now);
+        let last_up = past.clone().filter(|e| e.what == Change::Up).map(|e| e.at).last();
+        let since = past.filter(|e| e.what == Change::Down && last_up.is_none_or(|u| e.at > u)).map(|e| e.at).next().unwrap_or(now);
         Some(since + self.spec.awareness.ps())
     }
 }

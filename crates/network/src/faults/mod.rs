@@ -195,7 +195,8 @@ impl Faults {
             })
             .collect();
         c.pairs_cut = self.cut.len() as u64;
-        c.cut = self.cut.iter().map(|(&(src, dst), &(packets, first))| counts::CutPair { src, dst, packets, first_ns: first as f64 / 1000.0 }).collect();
+        c.cut =
+            self.cut.iter().map(|(&(src, dst), &(packets, first))| counts::CutPair { src, dst, packets, first_ns: first as f64 / 1000.0 }).collect();
         c
     }
 }
@@ -210,7 +211,7 @@ pub(crate) fn hop(f: &mut Faults, error: &mut Option<fabricsim_core::SimError>, 
         Ok(s) => s,
         Err(msg) => {
             error.get_or_insert(fabricsim_core::SimError::LinkFailed(msg));
-            transmit::Sent { start: frame.now, finish: (frame.now + frame.ser).max(frame.tail), lost: false }
+            transmit::Sent { start: frame.now, finish: (frame.now + frame.ser).max(frame.tail), lost: false, caught: false }
         }
     }
 }

@@ -29,6 +29,9 @@ pub(crate) struct Sent {
     pub start: u64,
     pub finish: u64,
     pub lost: bool,
+    /// With `lost`: the frame was caught by a link failure for good (in its retransmission
+    /// buffer when the link died): its packet counts as cut off, not as lost to an error.
+    pub caught: bool,
 }
 
 /// Size of an ACK or NAK on the way back (bytes).
@@ -122,7 +125,9 @@ impl Faults {
                         t = u.max(t + timeout);
                         continue;
                     }
-                    None => return Err(format!("link direction of port {out} is down from {} ns on, with no link_up scheduled, and no rerouting is modelled: a packet waiting for it can never leave", t as f64 / 1000.0)),
+                    // Down for good: the routers route around it, but this frame was already
+                    // given to it (it waited for room, or was being resent, when the link died).
+                    None => return Ok(Sent { start: t, finish: (t + ser).max(tail), lost: true, caught: true }),
                 }
             }
             self.apply_stat(out, t);
@@ -212,7 +217,7 @@ impl Faults {
             if failures == 0 {
                 self.recovered_at(out, events, t, finish);
             }
-            return Ok(Sent { start: t, finish, lost: false });
+            return Ok(Sent { start: t, finish, lost: false, caught: false });
         }
     }
 
@@ -364,6 +369,6 @@ impl Faults {
     /// Protection `none`: the frame failed and its packet is lost.
     fn lose(&mut self, _out: u32, t: u64, ser: u64, tail: u64) -> Sent {
         self.counts.packets_lost += 1;
-        Sent { start: t, finish: (t + ser).max(tail), lost: true }
+        Sent { start: t, finish: (t + ser).max(tail), lost: true, caught: false }
     }
 }

@@ -139,7 +139,8 @@ fn a_link_down_for_good_is_routed_around_and_every_packet_arrives_once_whatever_
 fn a_mesh_link_down_for_good_cuts_exactly_the_pairs_whose_route_needs_it_and_says_which() {
     // Dimension order on a mesh corrects d0 first, along the source's row: the link between
     // (1,0) and (2,0) carries the pairs whose source is in row 0 and whose columns straddle it.
-    let (o, c, w) = run(with_events(vec![link_down(1_000, [1, 0], "d0", Direction::Plus)], Time::ZERO), Traffic::new(16, 1_000, 4), Net::Mesh, None).unwrap();
+    let (o, c, w) =
+        run(with_events(vec![link_down(1_000, [1, 0], "d0", Direction::Plus)], Time::ZERO), Traffic::new(16, 1_000, 4), Net::Mesh, None).unwrap();
     conserved(&o, &c, &w);
     assert!(c.pairs_cut > 0 && c.reroutes == 0, "{c:?}");
     let t = Torus::new(vec![4, 4], Some(vec![false; 2]), None).unwrap();
@@ -181,18 +182,27 @@ fn a_node_down_cuts_the_pairs_it_ends_and_those_whose_dimension_order_corner_it_
 }
 
 #[test]
-fn failures_that_leave_dimension_order_a_way_never_deadlock_under_heavy_traffic() {
-    // Sets of two or three links, failing at once for good in the middle of traffic with 8
-    // messages outstanding per node, on a torus with dimension order and with adaptive
-    // routing, events in shuffled order: the watchdog stays silent, every packet is
-    // delivered or, if the failures cut its pair off, stopped and counted; and only pairs that
-    // dimension order cannot route around the failures are cut.
+fn failures_in_the_middle_of_heavy_traffic_never_deadlock_and_do_not_depend_on_event_order() {
+    // Sets of two or three links, or a node, failing at once for good in the middle of traffic
+    // with 8 messages outstanding per node, on a torus with dimension order and with adaptive
+    // routing: the watchdog stays silent, every packet is delivered or, if the failures cut
+    // its pair off, stopped and counted, a pair is cut repeatedly only if dimension order has
+    // no way around, and shuffling simultaneous events changes nothing.
     let (t, g, r) = network(Net::Torus);
     let mut seed = 17u64;
-    for case in 0..12 {
+    for case in 0..12u64 {
         let mut events = Vec::new();
         let mut dead = HashSet::new();
-        for _ in 0..2 + case % 2 {
+        if case % 4 == 3 {
+            let node = [(case as u32 / 4) % 4, (case as u32 + 1) % 4];
+            let n = t.node_at(&node).unwrap().0;
+            for l in 0..t.net_ports() {
+                dead.insert(g.port(RouterId(n), l));
+                dead.insert(g.peer_port(g.port(RouterId(n), l)));
+            }
+            events.push(node_down(2_000, node));
+        }
+        for _ in 0..(2 + case % 2) * (case % 4 != 3) as u64 {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             let node = [(seed >> 40) as u32 % 4, (seed >> 50) as u32 % 4];
             let (axis, a) = if seed >> 20 & 1 == 0 { ("d0", 0) } else { ("d1", 1) };
@@ -206,15 +216,66 @@ fn failures_that_leave_dimension_order_a_way_never_deadlock_under_heavy_traffic(
         }
         let is_dead = |rt: RouterId, l: u32| dead.contains(&g.port(rt, l));
         for net in [Net::Torus, Net::Adaptive] {
-            let res = run(with_events(events.clone(), Time::ZERO), Traffic::new(16, 600, 8), net, Some(case));
-            let (o, c, w) = res.unwrap_or_else(|e| panic!("case {case} {net:?} {events:?}: {e}"));
+            let go = |shuffle| {
+                let res = run(with_events(events.clone(), Time::from_ns(100 * (case % 3))), Traffic::new(16, 600, 8), net, shuffle);
+                res.unwrap_or_else(|e| panic!("case {case} {net:?} {events:?}: {e}"))
+            };
+            let (o, c, w) = go(None);
             conserved(&o, &c, &w);
             for p in &c.cut {
                 let route = path::trace_around(&g, &r, NodeId(p.src), NodeId(p.dst), &is_dead).unwrap();
                 // Stopped on the way (in flight when the links failed), or not routable at all.
                 assert!(route.is_none() || p.packets <= 8, "case {case} {net:?}: {} -> {} cut {} times", p.src, p.dst, p.packets);
             }
+            let (b, cb, _) = go(Some(case));
+            assert_eq!(
+                (o.sim_time, o.packet_latency.mean(), &c),
+                (b.sim_time, b.packet_latency.mean(), &cb),
+                "case {case} {net:?}: event order mattered"
+            );
         }
     }
-    let _ = PortId(0);
+}
+
+#[test]
+fn priority_packets_on_a_class_vc_go_around_a_dead_link_too() {
+    // An 8-ring, dimension order on 2 VCs and one class VC (bubble flow control): the link
+    // between nodes 2 and 3 is dead from the start, so a class-1 message from 2 to 3 goes the
+    // long way, 7 hops, and arrives.
+    struct One(Option<Time>);
+    impl Workload for One {
+        fn start(&mut self, api: &mut Api) {
+            api.post(fabricsim_nic::Message::put(Rank(2), Rank(3), 200).class(1));
+        }
+        fn delivered(&mut self, m: &Delivered, _api: &mut Api) {
+            self.0 = Some(m.delivered - m.created);
+        }
+        fn finished(&self) -> bool {
+            self.0.is_some()
+        }
+    }
+    let latency = |events: Vec<FaultEvent>| {
+        let t = Torus::new(vec![8], None, None).unwrap();
+        let g = t.build_graph(1);
+        let topo = fabricsim_topology::Topology::Torus(t.clone());
+        let r = Routing::from(DimensionOrder::new(t, None, 1, 2).unwrap()).with_class_vcs(&topo, 1).unwrap();
+        let mut p = with_events(events, Time::ZERO);
+        p.vcs = r.vcs();
+        let mut sim = Builder::new(g, r, p).build(One(None)).unwrap();
+        sim.run(RunLimits { warmup: Time::ZERO, measure: Time::from_us(100), drain: Time::ZERO }, |_| {}).unwrap();
+        (sim.workload().0.expect("the class message arrived"), sim.fault_counts().unwrap())
+    };
+    let (direct, _) = latency(vec![FaultEvent { at: Time::from_us(50), ..link_down_on_ring() }]);
+    let (around, c) = latency(vec![link_down_on_ring()]);
+    assert_eq!(c.packets_cut, 0);
+    assert!(c.reroutes > 0);
+    // Six more hops, each at least a link's and a router's delay.
+    let p = params(2);
+    assert!(around.ps() >= direct.ps() + 6 * (p.link_latency.ps() + p.router_delay.ps()), "{around} vs {direct}");
+}
+
+/// The link between nodes 2 and 3 of an 8-ring, down from the start.
+fn link_down_on_ring() -> FaultEvent {
+    let link = LinkRef { node: Some(vec![2]), axis: Some("d0".into()), direction: Some(Direction::Plus), port: None };
+    FaultEvent { at: Time::ZERO, kind: EventKind::LinkDown, link: Some(link), node: None, lane: None }
 }

@@ -12,16 +12,25 @@ impl Adaptive {
     /// hop leads onto one, nor to a router from which the escape sub-network could not
     /// deliver the packet (so a packet that has a way never strands where it has none).
     /// `false`, with no candidate: nothing alive leads on.
-    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: &dyn Fn(RouterId, u32) -> bool, out: &mut Candidates) -> bool {
+    pub fn route_around(
+        &self,
+        router: RouterId,
+        in_port: u32,
+        in_vc: u8,
+        hdr: &Header,
+        dead: &dyn Fn(RouterId, u32) -> bool,
+        out: &mut Candidates,
+    ) -> bool {
         let escape = |out: &mut Candidates| self.escape_routing.route_around(router, in_port, self.escape_vc(in_vc), hdr, dead, out);
         let t = &self.torus;
         let closed = |port: u32| {
             if dead(router, port) {
                 return true;
             }
-            let (axis, delta) = t.port_axis(port).expect("an adaptive hop is on an axis");
-            let next = t.step(Torus::node_on(router), axis, delta).expect("an adaptive hop has a far end");
-            !self.escape_routing.reaches_around(next, hdr.dst, dead)
+            // (A length-2 mesh axis has one port, reported as +, for both ways.)
+            let here = Torus::node_on(router);
+            let next = t.port_axis(port).and_then(|(axis, delta)| t.step(here, axis, delta).or_else(|| t.step(here, axis, -delta)));
+            next.is_none_or(|n| !self.escape_routing.reaches_around(n, hdr.dst, dead))
         };
         self.route_with(router, in_port, in_vc, hdr, out, escape, closed)
     }

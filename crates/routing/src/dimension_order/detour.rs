@@ -13,7 +13,15 @@ impl DimensionOrder {
     /// `false`, with no candidate: neither way is alive (on a mesh axis, the only way), so the
     /// packet cannot reach its destination in dimension order. A hint naming a dead port is
     /// ignored.
-    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: &dyn Fn(RouterId, u32) -> bool, out: &mut Candidates) -> bool {
+    pub fn route_around(
+        &self,
+        router: RouterId,
+        in_port: u32,
+        in_vc: u8,
+        hdr: &Header,
+        dead: &dyn Fn(RouterId, u32) -> bool,
+        out: &mut Candidates,
+    ) -> bool {
         let from_nic = self.port_axis.get(in_port as usize).is_none_or(|&a| a == u16::MAX);
         if hdr.hint != NO_HINT && from_nic && !dead(router, hdr.hint as u32) && self.route_via(router, hdr.hint as u32, out) {
             if self.bubbles {
