@@ -225,11 +225,20 @@ impl Adaptive {
     /// hint forces its first hop) every productive hop on every adaptive VC.
     #[inline]
     pub fn route(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, out: &mut Candidates) {
-        let escape = |out: &mut Candidates| {
-            self.escape_routing.route(router, in_port, self.escape_vc(in_vc), hdr, out);
-            true
-        };
-        self.route_with(router, in_port, in_vc, hdr, out, escape, |_| false);
+        self.escape_routing.route(router, in_port, self.escape_vc(in_vc), hdr, out);
+        self.mark_escape_entries(in_vc, out);
+        self.adaptive_hops(router, in_port, hdr, out, true, |_| false);
+    }
+
+    /// With bubble flow control, a packet that came in on an adaptive VC enters a ring when it
+    /// takes the escape hop (the escape routing marked entries from the NIC and from other
+    /// axes): the hops in `out` so far are marked bubble hops.
+    #[inline(always)]
+    fn mark_escape_entries(&self, in_vc: u8, out: &mut Candidates) {
+        if self.bubble && in_vc >= self.escape {
+            let t = &self.torus;
+            out.mark_bubbles(|h| t.port_axis(h.port).is_some());
+        }
     }
 
     /// The VC a packet that entered on `in_vc` holds on the escape sub-network: a packet that
@@ -242,29 +251,21 @@ impl Adaptive {
         }
     }
 
-    /// [`route`](Self::route) with the escape hop from `escape` (which says whether it found
-    /// one) and without the adaptive hops onto local ports `dead` names. Whether some
-    /// candidate was found. Without an escape hop the adaptive hops are offered as escape hops:
-    /// safe to wait for (they lead where the escape sub-network can deliver, see
+    /// After the escape hop (in `out`, if `escape_found`), the adaptive hops of
+    /// [`route`](Self::route), but none onto a local port `dead` names. Whether some candidate
+    /// was found. Without an escape hop the adaptive hops are offered as escape hops: safe to
+    /// wait for (they lead where the escape sub-network can deliver, see
     /// [`Adaptive::route_around`]), and the packet stays on the escape sub-network after.
     #[inline(always)]
-    fn route_with(
+    fn adaptive_hops(
         &self,
         router: RouterId,
         in_port: u32,
-        in_vc: u8,
         hdr: &Header,
         out: &mut Candidates,
-        escape: impl FnOnce(&mut Candidates) -> bool,
+        escape_found: bool,
         dead: impl Fn(u32) -> bool,
     ) -> bool {
-        let escape_found = escape(out);
-        if self.bubble && in_vc >= self.escape {
-            // From an adaptive VC onto the escape VC enters its ring too (the escape routing
-            // marked entries from the NIC and from other axes).
-            let t = &self.torus;
-            out.mark_bubbles(|h| t.port_axis(h.port).is_some());
-        }
         let arrived = Torus::node_on(router) == hdr.dst;
         if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {
             return escape_found;

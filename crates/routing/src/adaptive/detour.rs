@@ -21,7 +21,8 @@ impl Adaptive {
         dead: &dyn Fn(RouterId, u32) -> bool,
         out: &mut Candidates,
     ) -> bool {
-        let escape = |out: &mut Candidates| self.escape_routing.route_around(router, in_port, self.escape_vc(in_vc), hdr, dead, out);
+        let escape_found = self.escape_routing.route_around(router, in_port, self.escape_vc(in_vc), hdr, dead, out);
+        self.mark_escape_entries(in_vc, out);
         let t = &self.torus;
         let closed = |port: u32| {
             if dead(router, port) {
@@ -32,6 +33,6 @@ impl Adaptive {
             let next = t.port_axis(port).and_then(|(axis, delta)| t.step(here, axis, delta).or_else(|| t.step(here, axis, -delta)));
             next.is_none_or(|n| !self.escape_routing.reaches_around(n, hdr.dst, dead))
         };
-        self.route_with(router, in_port, in_vc, hdr, out, escape, closed)
+        self.adaptive_hops(router, in_port, hdr, out, escape_found, closed)
     }
 }
