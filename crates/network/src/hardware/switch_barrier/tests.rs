@@ -3,6 +3,7 @@
 use super::*;
 use crate::hardware::mock::{drive, MockContext};
 use crate::params::NetworkParams;
+use fabricsim_core::{Bytes, Time};
 use fabricsim_topology::FatTree;
 
 /// The barrier logic of a two-level fat-tree of radix-4 switches, losing packets with

@@ -1,0 +1,54 @@
+//! `[router]`: buffers, virtual channels and the crossbar.
+
+use fabricsim_core::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RouterSpec {
+    /// Pipeline delay per router traversal. Default 40ns.
+    pub delay: Time,
+    /// Virtual channels per port. Default 2.
+    pub vcs: u8,
+    /// Input buffer per VC. Default 4KiB.
+    pub buffer: Bytes,
+    /// Dedicated VCs for priority classes, after the `vcs` routing VCs: messages of class k >= 1
+    /// travel on class VC min(k, class_vcs) - 1, deterministically routed. Default 0 (classes
+    /// share the routing's VCs and only win arbitration).
+    pub class_vcs: u8,
+    /// Input buffer per class VC (class messages are cut into packets that fit it). Default:
+    /// `buffer`.
+    pub class_buffer: Option<Bytes>,
+    /// `"per_vc"` (default): parallel switching, one crossbar input per VC, so the VCs of one
+    /// input port may send to different outputs at once (Dawning 5000's k crossbars of N x N;
+    /// BG/Q's several paths per receiver); `"shared"`: one crossbar input per port, shared by
+    /// its VCs (one packet at a time).
+    pub crossbar: Crossbar,
+    /// Queues per dynamic VC of adaptive routing (virtual output queuing, as Blue Gene/Q): each
+    /// a `queues`-th of the VC's buffer, and an arriving packet takes the one with most room.
+    /// Default 1.
+    pub queues: u8,
+}
+
+/// `router.crossbar`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Crossbar {
+    #[default]
+    PerVc,
+    Shared,
+}
+
+impl Default for RouterSpec {
+    fn default() -> Self {
+        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None, crossbar: Crossbar::PerVc, queues: 1 }
+    }
+}
+
+impl RouterSpec {
+    /// VCs per port in all, at most: the routing's (each dynamic one counted as its queues;
+    /// escape VCs are counted as dynamic here) and the class VCs.
+    pub fn total_vcs(&self) -> u8 {
+        self.vcs.saturating_mul(self.queues.max(1)).saturating_add(self.class_vcs)
+    }
+}
