@@ -3,7 +3,7 @@
 //! channel to every channel a packet holding it may request next, has no cycle.
 
 use crate::{Candidates, Header, Routing};
-use fabricsim_core::{NodeId, PortId, RouterId};
+use fabricsim_core::{NodeId, PortId};
 use fabricsim_topology::{PortGraph, PortKind};
 use std::collections::{HashMap, HashSet};
 
@@ -16,12 +16,7 @@ pub fn find_cycle(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId
 /// [`find_cycle`] for the routes around the links `dead` names (a router and its local port;
 /// see [`Routing::route_around`]). Pairs with no live route add the dependencies of the way
 /// they get before they are stopped.
-pub fn find_cycle_around(
-    graph: &PortGraph,
-    routing: &Routing,
-    pairs: &[(NodeId, NodeId)],
-    dead: &dyn Fn(RouterId, u32) -> bool,
-) -> Option<Vec<Channel>> {
+pub fn find_cycle_around(graph: &PortGraph, routing: &Routing, pairs: &[(NodeId, NodeId)], dead: crate::detour::Dead) -> Option<Vec<Channel>> {
     cycle_in(&dependencies(graph, routing, pairs, false, Some(dead)))
 }
 
@@ -45,7 +40,7 @@ fn dependencies(
     routing: &Routing,
     pairs: &[(NodeId, NodeId)],
     escape_only: bool,
-    dead: Option<&dyn Fn(RouterId, u32) -> bool>,
+    dead: Option<crate::detour::Dead>,
 ) -> HashMap<Channel, HashSet<Channel>> {
     let mut edges: HashMap<Channel, HashSet<Channel>> = HashMap::new();
     let mut cands = Candidates::default();

@@ -72,14 +72,7 @@ impl ClassVcs {
 
     /// [`route`](Self::route) around the links `dead` names (see [`crate::detour`]); `false`:
     /// no live way on.
-    pub(crate) fn route_around(
-        &self,
-        router: RouterId,
-        in_port: u32,
-        hdr: &Header,
-        dead: &dyn Fn(RouterId, u32) -> bool,
-        out: &mut Candidates,
-    ) -> bool {
+    pub(crate) fn route_around(&self, router: RouterId, in_port: u32, hdr: &Header, dead: crate::detour::Dead, out: &mut Candidates) -> bool {
         let vc = self.vc(hdr.zone);
         let plain = Header { zone: 0, escaped: false, ..*hdr };
         let found = match &self.routing {

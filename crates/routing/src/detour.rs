@@ -32,20 +32,15 @@
 use crate::{Candidates, Header, Kind, Routing};
 use fabricsim_core::RouterId;
 
+/// Which links are down: `dead(router, local_port)`.
+pub type Dead<'a> = &'a dyn Fn(RouterId, u32) -> bool;
+
 impl Routing {
     /// Permitted next hops, as [`route`](Self::route) gives them, without any leading onto a
     /// link `dead` names (a router and its local port). `false`: no live hop leads on, so the
     /// packet cannot reach its destination under this routing (see the module docs). Class VCs
     /// go around the same way as their routing (dimension order or up/down).
-    pub fn route_around(
-        &self,
-        router: RouterId,
-        in_port: u32,
-        in_vc: u8,
-        hdr: &Header,
-        dead: &dyn Fn(RouterId, u32) -> bool,
-        out: &mut Candidates,
-    ) -> bool {
+    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: crate::detour::Dead, out: &mut Candidates) -> bool {
         out.clear();
         match (&self.kind, &self.classes) {
             (_, Some(c)) if hdr.zone & crate::classes::CLASS_VC != 0 => c.route_around(router, in_port, hdr, dead, out),

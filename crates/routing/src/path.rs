@@ -2,7 +2,7 @@
 //! tests, by closed-form latency checks and by the channel-dependency checker.
 
 use crate::{Candidates, Header, Routing};
-use fabricsim_core::{NodeId, PortId, RouterId};
+use fabricsim_core::{NodeId, PortId};
 use fabricsim_topology::{PortGraph, PortKind};
 
 /// One channel a packet occupies: the global output port it leaves on and the VC.
@@ -27,7 +27,7 @@ pub fn trace_around(
     routing: &Routing,
     src: NodeId,
     dst: NodeId,
-    dead: &dyn Fn(RouterId, u32) -> bool,
+    dead: crate::detour::Dead,
 ) -> Result<Option<Vec<Channel>>, String> {
     trace_with(graph, routing, src, dst, Some(dead))
 }
@@ -37,7 +37,7 @@ fn trace_with(
     routing: &Routing,
     src: NodeId,
     dst: NodeId,
-    dead: Option<&dyn Fn(RouterId, u32) -> bool>,
+    dead: Option<crate::detour::Dead>,
 ) -> Result<Option<Vec<Channel>>, String> {
     let mut at = graph.attach_of(src, 0);
     let mut vc = routing.injection_vcs(0).start;

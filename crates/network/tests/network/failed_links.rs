@@ -13,45 +13,9 @@ use fabricsim_topology::{PortGraph, Torus};
 
 use crate::common::params;
 
-/// Every node keeps `depth` one-packet messages outstanding, `per_node` in all, to
+/// The fault tests' streams: each node keeps a few one-packet messages outstanding to
 /// destinations spread over the network (a message that never arrives keeps its slot).
-struct Traffic {
-    n: u32,
-    per_node: u32,
-    depth: u32,
-    sent: Vec<u32>,
-    delivered: u64,
-}
-
-impl Traffic {
-    fn new(n: u32, per_node: u32, depth: u32) -> Self {
-        Traffic { n, per_node, depth, sent: vec![0; n as usize], delivered: 0 }
-    }
-    fn send(&mut self, src: u32, api: &mut Api) {
-        let k = self.sent[src as usize];
-        if k < self.per_node {
-            self.sent[src as usize] += 1;
-            api.send(Rank(src), Rank((src + 1 + (k * 7 + src) % (self.n - 1)) % self.n), 200, k as u64);
-        }
-    }
-}
-
-impl Workload for Traffic {
-    fn start(&mut self, api: &mut Api) {
-        for s in 0..self.n {
-            for _ in 0..self.depth {
-                self.send(s, api);
-            }
-        }
-    }
-    fn delivered(&mut self, m: &Delivered, api: &mut Api) {
-        self.delivered += 1;
-        self.send(m.src.0, api);
-    }
-    fn finished(&self) -> bool {
-        self.sent.iter().all(|&s| s >= self.per_node)
-    }
-}
+use crate::faults::Streams as Traffic;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Net {

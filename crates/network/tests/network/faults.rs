@@ -14,18 +14,18 @@ use crate::common::params;
 
 /// Every node sends `per_node` one-packet messages, `depth` outstanding at a time, to
 /// destinations spread over the network; the receivers record, per pair, the order tags arrive.
-struct Streams {
+pub(crate) struct Streams {
     n: u32,
     per_node: u32,
     depth: u32,
-    sent: Vec<u32>,
+    pub(crate) sent: Vec<u32>,
     /// Per (src, dst): tags in delivery order.
     got: HashMap<(u32, u32), Vec<u64>>,
-    delivered: u64,
+    pub(crate) delivered: u64,
 }
 
 impl Streams {
-    fn new(n: u32, per_node: u32, depth: u32) -> Self {
+    pub(crate) fn new(n: u32, per_node: u32, depth: u32) -> Self {
         Streams { n, per_node, depth, sent: vec![0; n as usize], got: HashMap::new(), delivered: 0 }
     }
 

@@ -12,15 +12,7 @@ impl Adaptive {
     /// hop leads onto one, nor to a router from which the escape sub-network could not
     /// deliver the packet (so a packet that has a way never strands where it has none).
     /// `false`, with no candidate: nothing alive leads on.
-    pub fn route_around(
-        &self,
-        router: RouterId,
-        in_port: u32,
-        in_vc: u8,
-        hdr: &Header,
-        dead: &dyn Fn(RouterId, u32) -> bool,
-        out: &mut Candidates,
-    ) -> bool {
+    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: crate::detour::Dead, out: &mut Candidates) -> bool {
         let escape_found = self.escape_routing.route_around(router, in_port, self.escape_vc(in_vc), hdr, dead, out);
         self.mark_escape_entries(in_vc, out);
         let t = &self.torus;

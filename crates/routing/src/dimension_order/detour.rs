@@ -13,15 +13,7 @@ impl DimensionOrder {
     /// `false`, with no candidate: neither way is alive (on a mesh axis, the only way), so the
     /// packet cannot reach its destination in dimension order. A hint naming a dead port is
     /// ignored.
-    pub fn route_around(
-        &self,
-        router: RouterId,
-        in_port: u32,
-        in_vc: u8,
-        hdr: &Header,
-        dead: &dyn Fn(RouterId, u32) -> bool,
-        out: &mut Candidates,
-    ) -> bool {
+    pub fn route_around(&self, router: RouterId, in_port: u32, in_vc: u8, hdr: &Header, dead: crate::detour::Dead, out: &mut Candidates) -> bool {
         let from_nic = self.port_axis.get(in_port as usize).is_none_or(|&a| a == u16::MAX);
         if hdr.hint != NO_HINT && from_nic && !dead(router, hdr.hint as u32) && self.route_via(router, hdr.hint as u32, out) {
             if self.bubbles {
@@ -61,7 +53,7 @@ impl DimensionOrder {
 
     /// Whether dimension order around the links `dead` names takes a packet from `from` to
     /// `dst`: on every axis still to correct, in order, one of its ways is alive.
-    pub fn reaches_around(&self, from: NodeId, dst: NodeId, dead: &dyn Fn(RouterId, u32) -> bool) -> bool {
+    pub fn reaches_around(&self, from: NodeId, dst: NodeId, dead: crate::detour::Dead) -> bool {
         let t = &self.torus;
         let mut at = from;
         for s in &self.steps {
@@ -82,7 +74,7 @@ impl DimensionOrder {
 
     /// Whether every link from coordinate `c` to `target` along step `s`, going + (`plus`) or
     /// -, starting at `router`, is alive.
-    fn way_alive(&self, router: RouterId, s: &AxisStep, c: i32, target: i32, plus: bool, dead: &dyn Fn(RouterId, u32) -> bool) -> bool {
+    fn way_alive(&self, router: RouterId, s: &AxisStep, c: i32, target: i32, plus: bool, dead: crate::detour::Dead) -> bool {
         let hops = if plus { (target - c).rem_euclid(s.len) } else { (c - target).rem_euclid(s.len) };
         let (port, delta) = if plus { (s.plus, 1) } else { (s.minus, -1) };
         let mut node = Torus::node_on(router);

@@ -9,7 +9,7 @@ impl UpDown {
     /// climbing packet takes the up port its rule picks if that link is alive, else the next
     /// live one after it (every live one, with [`UpPort::Adaptive`]); the down path is unique,
     /// so a dead down link leaves no way. `false`, with no candidate: no live way on.
-    pub fn route_around(&self, router: RouterId, hdr: &Header, dead: &dyn Fn(RouterId, u32) -> bool, out: &mut Candidates) -> bool {
+    pub fn route_around(&self, router: RouterId, hdr: &Header, dead: crate::detour::Dead, out: &mut Candidates) -> bool {
         let f = &self.tree;
         let (_, level, idx) = f.locate(router);
         if f.covers(level, idx, hdr.dst) {
