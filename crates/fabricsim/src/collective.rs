@@ -35,6 +35,10 @@ pub struct CollectivePoint {
     /// above; the Python package's `per_rank` frame shows it).
     #[serde(skip)]
     pub rank_done_ns: Vec<f64>,
+    /// Each rank's program operations, times from the program's start: kept when the plan asks
+    /// ([`Plan::op_log`], for `run --perfetto`), left out of the JSON.
+    #[serde(skip)]
+    pub ops: Vec<fabricsim_program::OpSlice>,
     /// `bytes / time`.
     pub algbw_gb_per_s: f64,
     /// Algorithm bandwidth times the operation's bus factor (`None` for a barrier).
@@ -216,7 +220,7 @@ pub(crate) fn run_job_with<O: Observer, T>(
         Work::Program { program, file } => (Box::new(program.clone()), 0, file.display().to_string(), "workload.file"),
         Work::Trace { .. } => unreachable!("a trace ran above"),
     };
-    let run = ProgramRun::new(program, size);
+    let run = ProgramRun::new(program, size).with_op_log(plan.op_log, crate::plan::OP_LOG_CAP);
     let (mut p, t) = execute(plan, &job.ranks, run, size, ports, beside, obs, progress, read).map_err(|e| in_job(e, field, &value))?;
     match &job.work {
         Work::Collective { op, algorithm, .. } => name_point(&mut p, *op, algorithm),
@@ -384,6 +388,7 @@ fn point<W: Workload, O: Observer, R: JobRun>(
         rank_done_median_ns: done.get(done.len() / 2).map_or(0.0, |&t| ns(t)),
         rank_done_max_ns: ns(time),
         rank_done_ns,
+        ops: w.op_log().map_or_else(Vec::new, |l| l.slices().iter().map(|o| o.since(from)).collect()),
         algbw_gb_per_s: algbw,
         busbw_gb_per_s: None,
         messages,
