@@ -162,7 +162,8 @@ impl Plan {
         // The event queue holds times up to 2^60 ps: refuse longer runs now, naming the key
         // that sets their length.
         limits.check(if closed { "sim.max_time" } else { "sim.duration" })?;
-        let mut plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None, jobs: Vec::new(), queues: false, op_log: false };
+        let mut plan =
+            Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None, jobs: Vec::new(), queues: false, op_log: false };
         if !s.jobs.is_empty() {
             // Each job has its own workload; `[workload]` gives only the packet size.
             plan.jobs = crate::jobs::resolve(&plan)?;

@@ -99,8 +99,7 @@ pub fn attach(report: &mut RunReport, meter: &QueueMeter, graph: &PortGraph) {
         r.queue = Some(q);
     }
     let wait = |(ns, n): (f64, u64)| if n == 0 { 0.0 } else { ns / n as f64 };
-    report.queues =
-        Some(QueueSummary { network_wait_ns: wait(sums[0]), terminal_wait_ns: wait(sums[1]), mean_packets_queued: total, longest });
+    report.queues = Some(QueueSummary { network_wait_ns: wait(sums[0]), terminal_wait_ns: wait(sums[1]), mean_packets_queued: total, longest });
 }
 
 impl QueueSummary {

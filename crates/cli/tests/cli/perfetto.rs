@@ -76,8 +76,16 @@ fn a_programs_operations_are_slices_nested_in_their_ranks_slice() {
     std::fs::write(d.join("p.txt"), program).unwrap();
     std::fs::write(d.join("p.toml"), "[topology]\nshape = [4]\n[workload]\ntype = \"program\"\nfile = \"p.txt\"\n").unwrap();
     let (trace, run) = (d.join("trace.json"), d.join("run.json"));
-    let (code, _, err) =
-        fabricsim(&["run", d.join("p.toml").to_str().unwrap(), "--perfetto", trace.to_str().unwrap(), "--json", run.to_str().unwrap(), "--interval", "1us"]);
+    let (code, _, err) = fabricsim(&[
+        "run",
+        d.join("p.toml").to_str().unwrap(),
+        "--perfetto",
+        trace.to_str().unwrap(),
+        "--json",
+        run.to_str().unwrap(),
+        "--interval",
+        "1us",
+    ]);
     assert_eq!(code, 0, "{err}");
     let t: Value = serde_json::from_str(&std::fs::read_to_string(&trace).unwrap()).unwrap();
     let r: Value = serde_json::from_str(&std::fs::read_to_string(&run).unwrap()).unwrap();
