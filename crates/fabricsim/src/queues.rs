@@ -38,10 +38,12 @@ pub struct LongestQueue {
 }
 
 /// The window a meter counts in for a run of `plan`: the measurement window of an open-loop
-/// run; the whole run for closed workloads (a collective, a program, jobs), whose window runs
-/// to their end.
+/// run; for a collective, program or trace, from its start (after the warm-up of traffic beside
+/// it) to the end; the whole run for other closed workloads (benchmarks, jobs).
 pub fn window(plan: &Plan) -> (Time, Time) {
-    if plan.closed || plan.job.is_some() || !plan.jobs.is_empty() {
+    if let Some(job) = &plan.job {
+        (job.background.as_ref().map_or(Time::ZERO, |b| b.delay), Time(u64::MAX))
+    } else if plan.closed || !plan.jobs.is_empty() {
         (Time::ZERO, Time(u64::MAX))
     } else {
         let l = plan.limits;
