@@ -98,19 +98,3 @@ fn reports_without_the_meter_have_no_queue_fields() {
     let v = serde_json::to_value(&r).unwrap();
     assert!(v["ports"][0].get("queue_packet_ns").is_none() && v.get("queues").is_none());
 }
-
-#[test]
-fn a_collective_run_meters_its_queues_from_its_start() {
-    let s = Scenario::from_toml_str(include_str!("../../../../examples/collective-allreduce.toml")).unwrap();
-    let plan = Plan { queues: true, ..Plan::new(&s).unwrap() };
-    assert_eq!(fabricsim::queues::window(&plan).0, Time::ZERO, "no traffic beside it: from the start");
-    let r = plan.run().unwrap();
-    let q = r.queues.as_ref().expect("a queue summary");
-    // The allreduce's 64 KiB messages queue behind one another; the mean occupancy of each
-    // port is its integral over the run's window.
-    assert!(q.network_wait_ns > 0.0 && q.mean_packets_queued > 0.0, "{q:?}");
-    for p in &r.ports {
-        let pq = p.queue.as_ref().unwrap();
-        assert!((pq.queue_mean_packets * r.window_ns - pq.queue_packet_ns).abs() <= 1e-6 * pq.queue_packet_ns.max(1.0));
-    }
-}
