@@ -56,6 +56,10 @@ enum Cmd {
         /// collective's time per rank as slices.
         #[arg(long, value_name = "FILE")]
         perfetto: Option<PathBuf>,
+        /// Meter each output's queue: its length's time integral, mean occupancy and mean wait
+        /// (Little's law) per port and VC in the report (docs/profiling.md).
+        #[arg(long)]
+        queues: bool,
         #[command(flatten)]
         filter: profile::SeriesArgs,
     },
@@ -349,10 +353,10 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<(), Error> {
     match cli.cmd {
-        Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, filter } => {
+        Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, queues, filter } => {
             set.extend(threads.map(|n| format!("sim.threads={n}")));
             let s = load(&scenario, &set)?;
-            let plan = Plan::new(&s)?;
+            let plan = Plan { queues, ..Plan::new(&s)? };
             check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
             announce(&s)?;
             // Open-loop runs know their horizon (the share done and an estimate of the time

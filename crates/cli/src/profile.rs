@@ -60,6 +60,14 @@ pub(crate) struct SeriesOut<'a> {
 /// is to carry them (`--embed-series`).
 pub(crate) fn run(plan: &Plan, o: SeriesOut<'_>, progress: impl FnMut(Time)) -> Result<(RunReport, Option<SeriesColumns>), Error> {
     let (series, trace, embed_series) = (o.series, o.perfetto, o.embed);
+    // A trace draws each rank's operations: the run logs them.
+    let logged;
+    let plan = if trace.is_some() {
+        logged = Plan { op_log: true, ..plan.clone() };
+        &logged
+    } else {
+        plan
+    };
     let filter = o.filter.filter();
     let interval = &o.filter.interval;
     if series.is_none() && !embed_series && trace.is_none() {
@@ -97,7 +105,21 @@ pub(crate) fn perfetto(report: &RunReport, columns: &SeriesColumns) -> Result<St
     let series = input::series(here, &serde_json::json!({ "series": columns })).map_err(viz)?;
     let ports = input::run_ports(here, &run).map_err(viz)?;
     let ranks = report.collective.as_ref().map(|c| c.rank_done_ns.clone()).unwrap_or_default();
-    Ok(fabricsim_viz::perfetto::trace(&run, &series, &ports, &ranks))
+    let ops: Vec<_> = report.collective.iter().flat_map(|c| &c.ops).map(op_slice).collect();
+    Ok(fabricsim_viz::perfetto::trace(&run, &series, &ports, &ranks, &ops))
+}
+
+/// A program operation as the trace draws it: named by what it did and with whom.
+fn op_slice(o: &fabricsim_program::OpSlice) -> fabricsim_viz::perfetto::OpSlice {
+    use fabricsim_program::OpKind;
+    let name = match (o.kind, o.peer) {
+        (OpKind::Send, Some(p)) => format!("send to {p}"),
+        (OpKind::Get, Some(p)) => format!("get from {p}"),
+        (OpKind::Recv, Some(p)) => format!("recv from {p}"),
+        (k, _) => k.name().to_string(),
+    };
+    let args = serde_json::json!({"op": o.kind.name(), "peer": o.peer, "bytes": o.bytes, "tag": o.tag, "index": o.index});
+    fabricsim_viz::perfetto::OpSlice { rank: o.rank, lane: o.lane, name, start_ns: o.start.as_ns_f64(), end_ns: o.end.as_ns_f64(), args }
 }
 
 /// `sweep`'s and `collective`'s `--series DIR`: a series file per run.

@@ -47,6 +47,7 @@ pub mod placement;
 pub mod plan;
 pub mod presets;
 pub mod progress;
+pub mod queues;
 pub mod ranges;
 pub mod report;
 pub mod scenario;

@@ -86,7 +86,7 @@ pub(crate) fn run<O: Observer, T>(
         return Err(ConfigError::new("workload.type", msg).into());
     }
     if obs.watching() {
-        let msg = "time series, traces and the viewer's data cannot come from a partitioned run yet: run with sim.threads = 1";
+        let msg = "time series, traces, queue counters and the viewer's data cannot come from a partitioned run yet: run with sim.threads = 1";
         return Err(ConfigError::new("sim.threads", msg).into());
     }
     let graph = plan.build_graph();

@@ -27,7 +27,16 @@ pub struct Plan {
     pub job: Option<Job>,
     /// Several jobs (`[[jobs]]`), checked: what each runs and where.
     pub jobs: Vec<crate::jobs::JobPlan>,
+    /// Meter every output's queue in runs of this plan (see [`crate::queues`]; `run --queues`):
+    /// the report then carries the queue counters. Off unless set.
+    pub queues: bool,
+    /// Log each rank's program operations in runs of this plan's collective or program
+    /// workload (the report's `collective.ops`; `run --perfetto` draws them). Off unless set.
+    pub op_log: bool,
 }
+
+/// Most operations a run logs (see [`Plan::op_log`]); later ones are left out.
+pub const OP_LOG_CAP: usize = 2_000_000;
 
 impl Plan {
     /// Check everything that can be checked before running.
@@ -153,7 +162,8 @@ impl Plan {
         // The event queue holds times up to 2^60 ps: refuse longer runs now, naming the key
         // that sets their length.
         limits.check(if closed { "sim.max_time" } else { "sim.duration" })?;
-        let mut plan = Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None, jobs: Vec::new() };
+        let mut plan =
+            Plan { scenario: s.clone(), topology, routing, params, limits, closed, job: None, jobs: Vec::new(), queues: false, op_log: false };
         if !s.jobs.is_empty() {
             // Each job has its own workload; `[workload]` gives only the packet size.
             plan.jobs = crate::jobs::resolve(&plan)?;
@@ -261,6 +271,19 @@ impl Plan {
     /// what `read` makes of the observer and the port graph once the run is over. A
     /// `collective` or `program` workload runs its job ([`crate::collective::run_job`]).
     pub fn run_observed<O: Observer, T>(
+        &self,
+        obs: O,
+        progress: impl FnMut(Time),
+        read: impl FnOnce(&O, &PortGraph) -> T,
+    ) -> Result<(RunReport, T), Error> {
+        if self.queues {
+            return crate::queues::run_with_queues(self, obs, progress, read);
+        }
+        self.run_observed_alone(obs, progress, read)
+    }
+
+    /// [`Plan::run_observed`] without the queue meter (which [`crate::queues`] adds through it).
+    pub(crate) fn run_observed_alone<O: Observer, T>(
         &self,
         obs: O,
         progress: impl FnMut(Time),

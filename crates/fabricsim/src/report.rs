@@ -94,6 +94,10 @@ pub struct RunReport {
     /// Several jobs: every network link that carried bytes, with each job's bytes over it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub job_links: Vec<crate::jobs::JobLinkBytes>,
+    /// Queue counters (`run --queues`): mean waits by Little's law and the longest queue (the
+    /// per-port fields are in `ports`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queues: Option<crate::queues::QueueSummary>,
 }
 
 /// Utilisation of the network links of one direction (all routers' ports with that label).
@@ -201,6 +205,7 @@ impl RunReport {
             collective: None,
             jobs: None,
             job_links: Vec::new(),
+            queues: None,
         }
     }
 
@@ -246,6 +251,9 @@ impl RunReport {
             let _ = writeln!(s, "links        mean/max utilisation: {}", dirs.join("  "));
             let top: Vec<String> = self.busiest_links.iter().take(3).map(|p| format!("{} of {} {:.3}", p.label, where_(p), p.utilization)).collect();
             let _ = writeln!(s, "busiest      {}", top.join(", "));
+        }
+        if let Some(q) = &self.queues {
+            let _ = writeln!(s, "{}", q.line());
         }
         if let Some(n) = self.workload.refused.filter(|&n| n > 0) {
             let _ = writeln!(s, "refused      {n} messages: the sources' NIC queues were full (saturated; nic.queue_limit)");

@@ -20,6 +20,10 @@ pub trait JobRun: Workload {
     fn calc_time(&self) -> Option<&[Time]> {
         None
     }
+    /// Each operation's start and end, when the run keeps a log (see [`crate::op_log`]).
+    fn op_log(&self) -> Option<&crate::OpLog> {
+        None
+    }
 }
 
 impl JobRun for crate::ProgramRun {
@@ -34,5 +38,8 @@ impl JobRun for crate::ProgramRun {
     }
     fn stuck(&self) -> Option<String> {
         crate::ProgramRun::stuck(self)
+    }
+    fn op_log(&self) -> Option<&crate::OpLog> {
+        crate::ProgramRun::op_log(self)
     }
 }

@@ -2,6 +2,7 @@
 //! messages and completions into progress.
 
 use crate::op::{Op, Slots};
+use crate::op_log::OpLog;
 use crate::program::Program;
 use fabricsim_core::{Bandwidth, Time};
 use fabricsim_nic::{Api, Delivered, Message, Op as NicOp, Rank, Workload};
@@ -66,6 +67,8 @@ pub struct ProgramRun {
     remaining: u32,
     messages: u64,
     bytes: u64,
+    /// Each operation's slice, when asked for ([`ProgramRun::with_op_log`]).
+    log: Option<Box<OpLog>>,
 }
 
 impl ProgramRun {
@@ -86,8 +89,38 @@ impl ProgramRun {
             remaining: n as u32,
             messages: 0,
             bytes: 0,
+            log: None,
             program,
         }
+    }
+
+    /// Log every operation's start and end (at most `cap` of them) when `on`; see
+    /// [`crate::op_log`].
+    pub fn with_op_log(mut self, on: bool, cap: usize) -> Self {
+        self.log = on.then(|| Box::new(OpLog::new(self.lane.len(), cap)));
+        self
+    }
+
+    /// The operations' log, if one is kept.
+    pub fn op_log(&self) -> Option<&OpLog> {
+        self.log.as_deref()
+    }
+
+    /// Lane `at` (`rank`, `lane`) is done with its operation, which ended at `end`: on to the
+    /// next (logging the one done).
+    fn next_op(&mut self, rank: u32, lane: u32, at: usize, end: Time) {
+        if self.log.is_some() {
+            let op = self.program.op(rank, lane, self.lane[at].pc);
+            let bytes = match op {
+                Op::Put { slots, .. } | Op::Get { slots, .. } => self.bytes_of(slots),
+                Op::WaitBytes { bytes, .. } => bytes,
+                _ => 0,
+            };
+            if let Some(log) = &mut self.log {
+                log.done(at, rank, lane, &op, bytes, end);
+            }
+        }
+        self.lane[at].pc += 1;
     }
 
     /// Bytes a message of `s` carries: its share of the buffer (or the bytes it names), at
@@ -110,6 +143,9 @@ impl ProgramRun {
                     self.remaining -= 1;
                 }
                 return;
+            }
+            if let Some(log) = &mut self.log {
+                log.begin(at, l.pc, api.now());
             }
             match self.program.op(rank, lane, l.pc) {
                 Op::Put { to, slots, tag } => {
@@ -177,14 +213,14 @@ impl ProgramRun {
                 Op::Rate(r) => self.lane[at].rate = r.map_or(0, |b| b.bytes_per_sec()),
                 Op::Engine(e) => self.lane[at].engine = e.unwrap_or(u8::MAX),
                 Op::Compute(d) => {
-                    self.lane[at].pc += 1;
+                    self.next_op(rank, lane, at, api.now() + d);
                     self.lane[at].state = State::Computing;
                     self.lane[at].until = (api.now() + d).ps();
                     api.wake_at(Rank(rank), api.now() + d);
                     return;
                 }
             }
-            self.lane[at].pc += 1;
+            self.next_op(rank, lane, at, api.now());
         }
     }
 
@@ -311,7 +347,7 @@ impl Workload for ProgramRun {
             for lane in 0..self.lanes {
                 let at = (poster * self.lanes + lane) as usize;
                 if self.lane[at].state == State::Waiting && self.program.op(poster, lane, self.lane[at].pc) == Op::WaitAll {
-                    self.lane[at].pc += 1;
+                    self.next_op(poster, lane, at, api.now());
                     self.lane[at].state = State::Ready;
                     self.advance(poster, lane, api);
                 }
@@ -333,7 +369,7 @@ impl Workload for ProgramRun {
                 }
                 _ => continue,
             }
-            self.lane[at].pc += 1;
+            self.next_op(rank, lane, at, api.now());
             self.lane[at].state = State::Ready;
             self.advance(rank, lane, api);
             return;
@@ -346,7 +382,7 @@ impl Workload for ProgramRun {
         for lane in 0..self.lanes {
             let at = (rank.0 * self.lanes + lane) as usize;
             if self.lane[at].state == State::Waiting && self.program.op(rank.0, lane, self.lane[at].pc) == (Op::HwWait { tag }) {
-                self.lane[at].pc += 1;
+                self.next_op(rank.0, lane, at, api.now());
                 self.lane[at].state = State::Ready;
                 self.advance(rank.0, lane, api);
                 return;

@@ -5,11 +5,13 @@
 pub mod histogram;
 pub mod observer;
 pub mod ports;
+pub mod queues;
 pub mod series;
 pub mod stream;
 
 pub use histogram::{LatencyBucket, LatencyHistogram, LatencySummary};
 pub use observer::Observer;
 pub use ports::{PortCounters, PortReport};
+pub use queues::{QueueCounters, QueueMeter, QueueReport};
 pub use series::PortSeries;
 pub use stream::{SeriesSink, StreamSeries};

@@ -26,6 +26,11 @@ pub trait Observer {
     /// Output `port` waited for credit from `since` until `until` (when it sent again).
     #[inline(always)]
     fn on_credit_stall(&mut self, _port: PortId, _since: Time, _until: Time) {}
+    /// A packet of `bytes` wire bytes waited for output `port` (on its VC `vc`) from `ready`,
+    /// when its head had passed the router's pipeline, until `granted`, when the output took it
+    /// (see [`crate::QueueMeter`]). Called as the grant happens, before [`Observer::on_hop`].
+    #[inline(always)]
+    fn on_queue_wait(&mut self, _port: PortId, _vc: u8, _ready: Time, _granted: Time, _bytes: u32) {}
     /// Whether it watches anything (a partitioned run, which cannot feed an observer yet,
     /// refuses one that does).
     fn watching(&self) -> bool {
@@ -37,5 +42,37 @@ pub trait Observer {
 impl Observer for () {
     fn watching(&self) -> bool {
         false
+    }
+}
+
+/// Two observers watching one run: each hook goes to both.
+impl<A: Observer, B: Observer> Observer for (A, B) {
+    #[inline(always)]
+    fn on_inject(&mut self, at: Time, node: NodeId, bytes: u32) {
+        self.0.on_inject(at, node, bytes);
+        self.1.on_inject(at, node, bytes);
+    }
+    #[inline(always)]
+    fn on_hop(&mut self, port: PortId, start: Time, end: Time, bytes: u32) {
+        self.0.on_hop(port, start, end, bytes);
+        self.1.on_hop(port, start, end, bytes);
+    }
+    #[inline(always)]
+    fn on_deliver(&mut self, at: Time, node: NodeId, payload: u32, latency: Time) {
+        self.0.on_deliver(at, node, payload, latency);
+        self.1.on_deliver(at, node, payload, latency);
+    }
+    #[inline(always)]
+    fn on_credit_stall(&mut self, port: PortId, since: Time, until: Time) {
+        self.0.on_credit_stall(port, since, until);
+        self.1.on_credit_stall(port, since, until);
+    }
+    #[inline(always)]
+    fn on_queue_wait(&mut self, port: PortId, vc: u8, ready: Time, granted: Time, bytes: u32) {
+        self.0.on_queue_wait(port, vc, ready, granted, bytes);
+        self.1.on_queue_wait(port, vc, ready, granted, bytes);
+    }
+    fn watching(&self) -> bool {
+        self.0.watching() || self.1.watching()
     }
 }

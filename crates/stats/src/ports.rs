@@ -56,6 +56,9 @@ pub struct PortReport {
     /// Coordinates of the router (torus and mesh).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub coords: Option<Vec<u32>>,
+    /// Queue counters of the port's output queue (`run --queues`; see [`crate::QueueMeter`]).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<crate::queues::QueueReport>,
 }
 
 impl PortReport {
@@ -75,6 +78,7 @@ impl PortReport {
             credit_stall_ns: c.stall_ps as f64 / 1e3,
             utilization: if elapsed_ps == 0 { 0.0 } else { busy as f64 / elapsed_ps as f64 },
             coords: None,
+            queue: None,
         }
     }
 }

@@ -243,3 +243,25 @@ impl Figure for Heatmap {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::tests::torus;
+
+    #[test]
+    fn a_torus_with_an_axis_of_length_one_gets_a_heat_map() {
+        // Regression: a 4x1x3 torus was refused as "a fat-tree".
+        let ports = torus(&[4, 1, 3], &["X", "Z"]);
+        let plane = |a: &str, b: &str| Plane { axes: [a.into(), b.into()], fix: Vec::new(), aggregate: Aggregate::Mean, max: None };
+        let h = Heatmap::new("t", &ports, &plane("X", "Z")).expect("a heat map of the X-Z plane");
+        assert_eq!((h.size, h.names.clone()), ((4, 3), vec!["X".to_string(), "Z".into()]));
+        // Every router has its X and Z links drawn, with the utilisation of its ports.
+        assert_eq!(h.values.len(), 4 * 3 * 4);
+        let v = h.values[&(1, 2, Link { across: true, plus: true })];
+        assert!((v - (0.1 + 0.01 * (1 + 4 * 2) as f64)).abs() < 1e-12, "{v}");
+        // The axis of length 1 is an axis too, by its index or its name.
+        let h = Heatmap::new("t", &ports, &plane("0", "1")).expect("a heat map of the X-d1 plane");
+        assert_eq!((h.size, h.names), ((4, 1), vec!["X".to_string(), "d1".into()]));
+    }
+}

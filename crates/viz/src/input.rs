@@ -226,17 +226,10 @@ fn check(name: &str, s: Series) -> Result<Series, Error> {
 }
 
 /// A torus's axes as its port labels name them (`X+`, `X-`, ...), in port order, and its shape
-/// from the routers' coordinates; `None` for a network without coordinates (a fat-tree).
+/// from the routers' coordinates; `None` for a network without coordinates (a fat-tree). An
+/// axis of length 1 has no ports, so no label names it: it is called `d{i}` (its index `i`
+/// names it too).
 pub fn torus_axes(ports: &[Port]) -> Option<(Vec<String>, Vec<u32>)> {
-    let mut net: Vec<&Port> = ports.iter().filter(|p| p.kind == "network").collect();
-    net.sort_by_key(|p| p.port);
-    let mut names: Vec<String> = Vec::new();
-    for p in &net {
-        let stem = p.label.strip_suffix(['+', '-'])?;
-        if !names.iter().any(|n| n == stem) {
-            names.push(stem.to_string());
-        }
-    }
     let dims = ports.iter().find_map(|p| p.coords.as_ref())?.len();
     let mut shape = vec![1u32; dims];
     for p in ports {
@@ -244,5 +237,74 @@ pub fn torus_axes(ports: &[Port]) -> Option<(Vec<String>, Vec<u32>)> {
             *s = (*s).max(c + 1);
         }
     }
-    (names.len() == dims).then_some((names, shape))
+    let mut net: Vec<&Port> = ports.iter().filter(|p| p.kind == "network").collect();
+    net.sort_by_key(|p| p.port);
+    let mut named: Vec<String> = Vec::new();
+    for p in &net {
+        let stem = p.label.strip_suffix(['+', '-'])?;
+        if !named.iter().any(|n| n == stem) {
+            named.push(stem.to_string());
+        }
+    }
+    // Ports follow the axes in order, skipping those of length 1.
+    if named.len() != shape.iter().filter(|&&s| s > 1).count() {
+        return None;
+    }
+    let mut named = named.into_iter();
+    let mut names = Vec::with_capacity(dims);
+    for (i, &s) in shape.iter().enumerate() {
+        names.push(if s > 1 { named.next()? } else { format!("d{i}") });
+    }
+    Some((names, shape))
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// The ports of a torus of `shape` whose axes `names` (one per axis longer than 1, in
+    /// order) label its network ports.
+    pub(crate) fn torus(shape: &[u32], names: &[&str]) -> Vec<Port> {
+        let mut ports = Vec::new();
+        let routers: u32 = shape.iter().product();
+        for r in 0..routers {
+            let (mut rest, mut coords) = (r, Vec::new());
+            for &s in shape {
+                coords.push(rest % s);
+                rest /= s;
+            }
+            let labels = names.iter().flat_map(|n| [format!("{n}+"), format!("{n}-")]).chain(["nic0".to_string()]);
+            for (port, label) in labels.enumerate() {
+                let kind = if label.starts_with("nic") { "terminal" } else { "network" };
+                let utilization = if kind == "network" { 0.1 + 0.01 * r as f64 } else { 0.0 };
+                ports.push(Port {
+                    router: r,
+                    port: port as u32,
+                    kind: kind.into(),
+                    label,
+                    bytes: 0,
+                    packets: 0,
+                    busy_ns: 0.0,
+                    idle_ns: 0.0,
+                    credit_stall_ns: 0.0,
+                    utilization,
+                    coords: Some(coords.clone()),
+                });
+            }
+        }
+        ports
+    }
+
+    #[test]
+    fn an_axis_of_length_one_is_still_a_torus_axis() {
+        // Regression: the labels name two axes of three, and the run was taken for a fat-tree.
+        let (names, shape) = torus_axes(&torus(&[4, 1, 3], &["X", "Z"])).expect("a torus");
+        assert_eq!((names, shape), (vec!["X".to_string(), "d1".into(), "Z".into()], vec![4, 1, 3]));
+        let (names, shape) = torus_axes(&torus(&[1, 5], &["B"])).expect("a torus");
+        assert_eq!((names, shape), (vec!["d0".to_string(), "B".into()], vec![1, 5]));
+        // Without coordinates (a fat-tree's ports), no torus.
+        let mut ft = torus(&[2, 2], &["X", "Y"]);
+        ft.iter_mut().for_each(|p| p.coords = None);
+        assert!(torus_axes(&ft).is_none());
+    }
 }

@@ -610,3 +610,32 @@ fn run_names_bad_collective_and_program_keys() {
         assert!(err.lines().count() == 1 && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn run_queues_adds_the_queue_counters_to_each_port_and_the_summary() {
+    let dir = std::env::temp_dir().join(format!("fabricsim-cli-queues-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("q.json");
+    let base = ["run", "--set", "topology.shape=[4,4]", "--set", "workload.load=0.6", "--set", "sim.duration=4us"];
+    let (code, out, err) = fabricsim(&[&base[..], &["--queues", "--json", file.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("queues       wait"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let window = v["window_ns"].as_f64().unwrap();
+    for p in v["ports"].as_array().unwrap() {
+        for k in ["queue_packet_ns", "queue_byte_ns", "queue_mean_packets", "queue_wait_ns"] {
+            assert!(p[k].as_f64().is_some_and(|x| x >= 0.0), "ports[].{k}: {p}");
+        }
+        assert_eq!(p["queue_vc_packet_ns"].as_array().unwrap().len(), 2, "two VCs");
+        let mean = p["queue_mean_packets"].as_f64().unwrap();
+        assert!((mean * window - p["queue_packet_ns"].as_f64().unwrap()).abs() < 1e-6 * window.max(1.0));
+    }
+    let q = &v["queues"];
+    assert!(q["network_wait_ns"].as_f64().unwrap() > 0.0 && q["mean_packets_queued"].as_f64().unwrap() > 0.0, "{q}");
+    // Without --queues the report is as before.
+    let (code, out, err) = fabricsim(&[&base[..], &["--json", file.to_str().unwrap()]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(!out.contains("queues"), "{out}");
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert!(v.get("queues").is_none() && v["ports"][0].get("queue_packet_ns").is_none());
+}

@@ -36,6 +36,10 @@ pub struct CollectivePoint {
     /// above; the Python package's `per_rank` frame shows it).
     #[serde(skip)]
     pub rank_done_ns: Vec<f64>,
+    /// Each rank's program operations, times from the program's start: kept when the plan asks
+    /// ([`Plan::op_log`](crate::plan::Plan::op_log), for `run --perfetto`), left out of the JSON.
+    #[serde(skip)]
+    pub ops: Vec<fabricsim_program::OpSlice>,
     /// `bytes / time`.
     pub algbw_gb_per_s: f64,
     /// Algorithm bandwidth times the operation's bus factor (`None` for a barrier).

@@ -49,6 +49,7 @@ pub(super) fn point<W: Workload, O: Observer, R: JobRun>(
         rank_done_median_ns: done.get(done.len() / 2).map_or(0.0, |&t| ns(t)),
         rank_done_max_ns: ns(time),
         rank_done_ns,
+        ops: w.op_log().map_or_else(Vec::new, |l| l.slices().iter().map(|o| o.since(from)).collect()),
         algbw_gb_per_s: algbw,
         busbw_gb_per_s: None,
         messages,

@@ -106,7 +106,7 @@ pub(crate) fn run_job_with<O: Observer, T>(
         Work::Program { program, file } => (Box::new(program.clone()), 0, file.display().to_string(), "workload.file"),
         Work::Trace { .. } => unreachable!("a trace ran above"),
     };
-    let run = ProgramRun::new(program, size);
+    let run = ProgramRun::new(program, size).with_op_log(plan.op_log, crate::plan::OP_LOG_CAP);
     let (mut p, t) = execute(plan, &job.ranks, run, size, ports, beside, obs, progress, read).map_err(|e| in_job(e, field, &value))?;
     match &job.work {
         Work::Collective { op, algorithm, .. } => name_point(&mut p, *op, algorithm),

@@ -444,6 +444,8 @@ impl<O: Observer> Core<O> {
             let (port, vc) = vcs_div.div_rem(q.0);
             (in_busy[port as usize], in_rr[port as usize]) = (finish, vc as u8);
         }
+        // Nothing without an observer that meters queues (`()`'s hook is empty).
+        obs.on_queue_wait(PortId(out), out_vc, Time(p.ready_at), Time(now), size);
         count_hop(obs, o, &mut stall[out as usize], out, now, finish, size);
         let back_to_back = o.busy_until == now;
         o.busy_until = finish;
