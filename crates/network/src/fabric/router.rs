@@ -355,9 +355,15 @@ impl<O: Observer> Core<O> {
     /// The head packet of input VC `q`, which requests nothing, routes and chooses again in a
     /// later phase of this instant.
     pub(crate) fn ready_again(&mut self, q: InputVcId) {
+        self.ready_at(q, self.queue.now().ps());
+    }
+
+    /// The head packet of input VC `q` gets its head-ready event at `t` (on the injection or
+    /// the hop lane, as its VC is fed).
+    pub(crate) fn ready_at(&mut self, q: InputVcId, t: u64) {
         let v = &self.fabric.vcq[q.index()];
         let l = if v.up_class == channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
-        self.queue.schedule_on(l, Time(self.queue.now().ps()), Ev::Ready(v.head));
+        self.queue.schedule_on(l, Time(t), Ev::Ready(v.head));
     }
 
     /// Send the head packet of input VC `q` (request bit `bit`) on output `out`: the copy of
@@ -490,7 +496,7 @@ impl<O: Observer> Core<O> {
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
         if SPECIAL && lost {
             if caught {
-                self.cut_in_flight(pkt);
+                self.count_cut(pkt);
             } else {
                 self.lose_packet(pkt);
             }

@@ -56,27 +56,23 @@ impl<O: Observer> Core<O> {
         let silent = self.fabric.silent_credits;
         self.return_credit(q, bytes, now.max(p.tail), silent);
         self.count_cut(pkt);
-        if self.fabric.vcq[q.index()].head != PacketId::NIL {
-            let head = self.packets.get(self.fabric.vcq[q.index()].head);
-            if head.ready_at <= now {
-                self.ready_again(q);
-            } else if !head.armed {
-                let l = if self.fabric.vcq[q.index()].up_class == crate::fabric::channel::ENGINE { lane::INJECT_READY } else { lane::HOP_READY };
-                self.queue.schedule_on(l, Time(head.ready_at), Ev::Ready(self.fabric.vcq[q.index()].head));
+        // The next packet asks when its head is through the pipeline (now, if it already is),
+        // unless its own head-ready event is still to come.
+        let next = self.fabric.vcq[q.index()].head;
+        if next != PacketId::NIL {
+            let head = self.packets.get(next);
+            if head.ready_at <= now || !head.armed {
+                let t = head.ready_at.max(now);
+                self.ready_at(q, t);
             }
         }
     }
 
-    /// Packet `pkt` was granted a link that then failed for good before the frame got through
-    /// (see `Sent::caught`): it is gone, counted as cut off with its pair.
-    #[cold]
-    pub(crate) fn cut_in_flight(&mut self, pkt: PacketId) {
-        self.count_cut(pkt);
-    }
-
     /// Packet `pkt`, off its input VC, leaves the network: counted with its pair, its message
-    /// dropped once every byte of it is accounted for.
-    fn count_cut(&mut self, pkt: PacketId) {
+    /// dropped once every byte of it is accounted for. Also for a packet granted a link that
+    /// then failed for good before its frame got through (see `Sent::caught`).
+    #[cold]
+    pub(crate) fn count_cut(&mut self, pkt: PacketId) {
         let now = self.queue.now().ps();
         let p = *self.packets.get(pkt);
         self.packets.remove(pkt);

@@ -13,8 +13,8 @@ use fabricsim_topology::{PortGraph, Torus};
 
 use crate::common::params;
 
-/// The fault tests' streams: each node keeps a few one-packet messages outstanding to
-/// destinations spread over the network (a message that never arrives keeps its slot).
+// The fault tests' streams: each node keeps a few one-packet messages outstanding to
+// destinations spread over the network (a message that never arrives keeps its slot).
 use crate::faults::Streams as Traffic;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
