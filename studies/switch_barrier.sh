@@ -2,7 +2,8 @@
 # Dawning 5000's switch barrier against a software barrier: latency vs member count on one
 # plane (the first N nodes: 8 share a leaf switch), then on all 1,024 nodes beside unicast
 # traffic (uniform, hot-region, sphere; 1 KB and 256 B packets, header included) with and without the dedicated
-# barrier VC, and with barrier packets lost on the links. Results go to studies/results/.
+# barrier VC, with links multiplexing their VCs flit by flit (the preset, 16 B flits) and sending
+# whole packets, and with barrier packets lost on the links. Results go to studies/results/.
 #
 #   studies/switch_barrier.sh [FABRICSIM]
 #
@@ -30,14 +31,16 @@ trap 'rm -f "$map"' EXIT
   done
 } > "$out/switch-barrier-latency.csv"
 {
-  echo "pattern,packet_bytes,load,class_vcs,$header"
+  echo "pattern,packet_bytes,load,class_vcs,flit_size,$header"
   for pattern in uniform_random hot_region sphere; do
     for size in 1024 256; do
       for load in 0.1 0.3 0.6 0.9; do
         for vcs in 1 0; do
-          "$fs" collective "$scenario" --set workload.type=$pattern --set workload.packet_size=${size}B --set packet.max_payload=$((size - 16))B \
-            --set workload.load=$load --set router.class_vcs=$vcs --background --op barrier --algorithm hardware \
-            --json - 2>/dev/null | sed -n '/^\[/,$p' | python3 -c "$rows" | sed "s/^/$pattern,$size,$load,$vcs,/"
+          for flit in 16 0; do
+            "$fs" collective "$scenario" --set workload.type=$pattern --set workload.packet_size=${size}B --set packet.max_payload=$((size - 16))B \
+              --set workload.load=$load --set router.class_vcs=$vcs --set router.flit_size=${flit}B --background --op barrier --algorithm hardware \
+              --json - 2>/dev/null | sed -n '/^\[/,$p' | python3 -c "$rows" | sed "s/^/$pattern,$size,$load,$vcs,$flit,/"
+          done
         done
       done
     done

@@ -126,6 +126,7 @@ impl Plan {
             engine_choice: n.engine_choice,
             interleave: n.interleave,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
+            flit_bytes: flit_bytes(s.router.flit_size)?,
             hardware: s.hardware.clone(),
             seed: s.sim.seed,
             faults: s.faults.clone(),
@@ -339,6 +340,7 @@ impl Plan {
         let wall = started.elapsed().as_secs_f64();
         let mut report = RunReport::new(self, sim.graph(), &sim.port_counters(), outcome, sim.workload().report()).timed(wall);
         report.faults = sim.fault_counts();
+        report.flits = sim.flit_counts();
         Ok(report)
     }
 
@@ -385,6 +387,11 @@ pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
 }
 
 /// A buffer size from the scenario as a byte count the network takes (`field` names it).
+/// `router.flit_size` in bytes (0, or no key: whole packets, the default).
+fn flit_bytes(flit: Option<Bytes>) -> Result<u32, ConfigError> {
+    flit.map_or(Ok(0), |b| buffer_bytes("router.flit_size", b))
+}
+
 fn buffer_bytes(field: &str, b: Bytes) -> Result<u32, ConfigError> {
     u32::try_from(b.get()).ok().filter(|b| *b <= u32::MAX / 2).ok_or_else(|| ConfigError::new(field, format!("{b} is too large")))
 }

@@ -84,6 +84,10 @@ pub struct RunReport {
     /// about them (see `fabricsim_network::faults::FaultCounts`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub faults: Option<fabricsim_network::faults::FaultCounts>,
+    /// Flit multiplexing of the links' VCs (`router.flit_size`): transmissions suspended for
+    /// a higher priority, and suspensions refused (see `fabricsim_network::FlitCounts`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flits: Option<fabricsim_network::FlitCounts>,
     /// A run on several threads (`sim.threads`): its blocks, windows and where the wall time
     /// went (engine measurements, like `wall_seconds`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -201,6 +205,7 @@ impl RunReport {
             busiest_links,
             provenance: Provenance::of(&plan.scenario),
             faults: None,
+            flits: None,
             parallel: None,
             collective: None,
             jobs: None,
@@ -284,6 +289,13 @@ impl RunReport {
             for line in f.summary() {
                 let _ = writeln!(s, "{line}");
             }
+        }
+        if let Some(f) = &self.flits {
+            let _ = writeln!(
+                s,
+                "flits        {} B: {} transmissions suspended for a higher priority, {} suspensions refused",
+                f.flit_bytes, f.preemptions, f.refused
+            );
         }
         for j in self.jobs.iter().flatten() {
             let _ = writeln!(s, "{}", j.line());

@@ -77,6 +77,9 @@ struct CollectiveRow {
     nodes: u32,
     #[serde(default = "eight")]
     bytes: u64,
+    /// Run it beside the scenario's own open-loop traffic (as `collective --background`).
+    #[serde(default)]
+    background: bool,
 }
 
 fn one() -> u32 {
@@ -90,8 +93,9 @@ fn eight() -> u64 {
 fn run_collective(plan: &Plan, c: &CollectiveRow) -> Result<crate::collective::CollectivePoint, Error> {
     let op = crate::collective::parse_op(&c.op)?;
     let map = (0..c.nodes).flat_map(|n| std::iter::repeat_n(fabricsim_core::NodeId(n), c.ranks as usize)).collect();
-    let ranks = crate::placement::Ranks { per_node: c.ranks, map: Some(map), grid: None };
-    crate::collective::run(plan, &ranks, op, &c.algorithm, c.bytes, false, |_| {})
+    // Beside background traffic the ranks are the nodes in order (as `collective --background`).
+    let ranks = crate::placement::Ranks { per_node: c.ranks, map: (!c.background).then_some(map), grid: None };
+    crate::collective::run_in(plan, &ranks, op, &c.algorithm, c.bytes, false, c.background, |_| {})
 }
 
 fn default_tolerance() -> f64 {

@@ -100,6 +100,14 @@ impl<O: Observer> Builder<O> {
         // Links that can fail: every hop routes at its router, around the links known down.
         core.fabric.detours = faults.as_deref().is_some_and(|f| f.links_can_fail());
         core.fabric.lookahead &= !core.fabric.detours;
+        if core.p.flit_bytes > 0 {
+            if faults.is_some() {
+                let msg = "flit multiplexing cannot be combined with faulty links yet: leave one of them out";
+                return Err(fabricsim_core::ConfigError::new("router.flit_size", msg).into());
+            }
+            core.fabric.flits = Some(Box::new(crate::fabric::flits::Flits::new(core.p.flit_bytes, core.fabric.outs.len())));
+            core.fabric.special = true;
+        }
         core.faults = faults;
         let mut sim = Simulation::from_parts(core, workload);
         if let Some(map) = rank_map {
@@ -334,6 +342,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             lookahead: true,
             special: false,
             detours: false,
+            flits: None,
             warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
             sleepers: units.sleepers,
             crossings: Default::default(),

@@ -143,6 +143,7 @@ pub mod sim;
 pub mod workload;
 
 pub use build::{check_parts, Builder};
+pub use fabric::flits::FlitCounts;
 pub use format::PacketFormat;
 pub use hardware::{class_routes, gates, multicast, switch_barrier, switch_tree, DawningSwitchParams, DawningUnit, HardwareSpec};
 pub use meter::outcome::{Outcome, RunLimits};

@@ -81,6 +81,10 @@ pub struct NetworkParams {
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
     pub shared_crossbar: bool,
+    /// Flit size of the links' VC multiplexing, bytes (0: a link sends whole packets): a packet
+    /// of a higher priority may take a link at the next flit boundary of the lower-priority
+    /// packet it is sending (see the network crate's `fabric::flits`).
+    pub flit_bytes: u32,
     /// The in-network collective hardware (Tofu's barrier gates, Blue Gene/Q's class routes,
     /// Dawning's switch barrier and multicast), or none.
     pub hardware: crate::hardware::HardwareSpec,
@@ -143,6 +147,7 @@ impl Default for NetworkParams {
             engine_choice: Default::default(),
             interleave: 1,
             shared_crossbar: false,
+            flit_bytes: 0,
             hardware: Default::default(),
             seed: 1,
             faults: Default::default(),

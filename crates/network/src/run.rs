@@ -75,6 +75,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 if c.fabric.warm_releases {
                     c.warm_out_free();
                 }
+                if c.fabric.special {
+                    return c.out_free_special(out, bit);
+                }
                 let q = InputVcId(c.first_vc_of(out) + bit as u32);
                 let bytes = c.fabric.vcq[q.index()].bytes;
                 c.on_out_free(out, q, bytes);
@@ -89,6 +92,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 c.post_injection(node);
             }
             Ev::Deliver(pkt) => {
+                if c.fabric.special && c.flit_late(pkt, ev) {
+                    return;
+                }
                 if let Some(d) = c.deliver(pkt) {
                     c.hand_over(d, false, false);
                 }
@@ -96,6 +102,9 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::EjectDone(pkt) => {
                 if c.fabric.warm_releases {
                     c.warm_out_free();
+                }
+                if c.fabric.special && c.flit_late(pkt, ev) {
+                    return;
                 }
                 let p = c.packets.get(pkt);
                 let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
@@ -125,6 +134,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             Ev::AgentFree(out) => c.agent_free(out),
             Ev::CopyDone(pkt) => c.copy_done(pkt),
             Ev::FaultsKnown => c.faults_known(),
+            Ev::FlitSlot(out) => c.flit_due(out),
             Ev::NicWake(node) => {
                 // A wake-up replaced by an earlier one is stale: that one already ran.
                 if c.nics.node[node as usize].wake == now {

@@ -63,6 +63,9 @@ pub(crate) enum Ev {
     CopyDone(PacketId),
     /// The routers' knowledge of failed links changes (see `crate::faults::known`).
     FaultsKnown,
+    /// A flit boundary of output `out`'s transmission, where a higher priority may take the
+    /// link (see `crate::fabric::flits`).
+    FlitSlot(u32),
 }
 
 const _: () = assert!(std::mem::size_of::<Ev>() == 8);
@@ -441,6 +444,11 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             .unwrap_or_default();
         v.sort_unstable();
         v
+    }
+
+    /// What flit multiplexing did so far (`None`: links send whole packets).
+    pub fn flit_counts(&self) -> Option<crate::FlitCounts> {
+        self.core.fabric.flits.as_deref().map(|f| f.counts())
     }
 
     /// What the link faults and their protection did so far (`None`: no fault configured).

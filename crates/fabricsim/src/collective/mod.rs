@@ -62,6 +62,10 @@ pub struct CollectivePoint {
     /// The switch-barrier tree of the run's group 0 and what its packets did (Dawning).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub switch_barrier: Option<SwitchBarrierUse>,
+    /// Flit multiplexing of the links' VCs, when on (`router.flit_size`): transmissions
+    /// suspended for a higher priority during the point's run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flits: Option<fabricsim_network::FlitCounts>,
     /// The point's resolved scenario and this build (points of `fabricsim collective`; a run
     /// report has its own).
     #[serde(skip_serializing_if = "Option::is_none")]

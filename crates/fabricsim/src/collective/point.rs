@@ -67,6 +67,7 @@ pub(super) fn point<W: Workload, O: Observer, R: JobRun>(
             resent: c.resent,
             urges: c.urges,
         }),
+        flits: sim.flit_counts(),
         provenance: None,
         // A trace's replay: its ranks' time computing and communicating.
         trace: w.calc_time().map(|calc| {

@@ -28,6 +28,11 @@ pub struct RouterSpec {
     /// a `queues`-th of the VC's buffer, and an arriving packet takes the one with most room.
     /// Default 1.
     pub queues: u8,
+    /// Flit size at which a link multiplexes its VCs: a packet of a higher priority class (or
+    /// a switch's own barrier packet) takes the link at the next flit boundary of a
+    /// lower-priority packet under way, which resumes after it. Default: none (or `"0B"`), a
+    /// link sends whole packets.
+    pub flit_size: Option<Bytes>,
 }
 
 /// `router.crossbar`.
@@ -41,7 +46,16 @@ pub enum Crossbar {
 
 impl Default for RouterSpec {
     fn default() -> Self {
-        RouterSpec { delay: Time::from_ns(40), vcs: 2, buffer: Bytes(4096), class_vcs: 0, class_buffer: None, crossbar: Crossbar::PerVc, queues: 1 }
+        RouterSpec {
+            delay: Time::from_ns(40),
+            vcs: 2,
+            buffer: Bytes(4096),
+            class_vcs: 0,
+            class_buffer: None,
+            crossbar: Crossbar::PerVc,
+            queues: 1,
+            flit_size: None,
+        }
     }
 }
 

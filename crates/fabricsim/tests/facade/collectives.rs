@@ -324,3 +324,31 @@ fn dawning_switch_hardware_settings_are_checked_by_name() {
     let b = run(&d, &two, Collective::Broadcast, "hardware", 8, false, |_| {}).unwrap();
     assert_eq!((b.ranks, b.time_ns), (2048, one.time_ns));
 }
+
+#[test]
+fn flits_let_the_dawning_barrier_past_unicast_packets_and_are_refused_where_not_modelled() {
+    use fabricsim::collective::run_in;
+    // Dawning's switch barrier on 256 nodes beside 1 KB hot-region unicast traffic at 30% load
+    // (below saturation): with whole packets a barrier packet waits out the unicast packet on
+    // each of its links; with the preset's 16 B flits it takes each switch output at the next
+    // flit boundary, and the run counts the suspensions.
+    let barrier = |flit: &str| {
+        let toml = format!(
+            "[machine]\npreset = \"dawning5000\"\n[topology]\nlevels = 2\n[workload]\ntype = \"hot_region\"\npacket_size = \"1024B\"\nload = 0.3\n\
+             [packet]\nmax_payload = \"1008B\"\n[sim]\nwarmup = \"20us\"\n[router]\nflit_size = \"{flit}\""
+        );
+        run_in(&plan(&toml), &Ranks::default(), Collective::Barrier, "hardware", 8, false, true, |_| {}).unwrap()
+    };
+    let (whole, flits) = (barrier("0B"), barrier("16B"));
+    assert!(whole.flits.is_none(), "whole packets: no flits object");
+    let f = flits.flits.expect("a flits object");
+    assert_eq!(f.flit_bytes, 16);
+    assert!(f.preemptions > 0, "{f:?}");
+    assert!(flits.time_ns < 0.8 * whole.time_ns, "flits {} ns vs whole packets {} ns", flits.time_ns, whole.time_ns);
+    // Not with faulty links, nor on several threads: refused by name.
+    for extra in ["[faults]\nlane_ber = 1e-6", "[sim]\nthreads = 2"] {
+        let toml = format!("[router]\nflit_size = \"16B\"\n{extra}");
+        let e = Plan::new(&Scenario::from_toml_str(&toml).unwrap()).and_then(|p| p.run()).expect_err("refused").to_string();
+        assert!(e.starts_with("router.flit_size"), "{e}");
+    }
+}

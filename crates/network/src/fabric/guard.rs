@@ -59,7 +59,7 @@ impl<O: Observer> Core<O> {
     pub(crate) fn home_of(&self, ev: &Ev) -> Option<u32> {
         Some(match *ev {
             Ev::Ready(pkt) => self.vc_router(self.packets.get(pkt).q.0),
-            Ev::OutFree { out, .. } | Ev::EngineFree(out) => self.sender_router(out),
+            Ev::OutFree { out, .. } | Ev::EngineFree(out) | Ev::FlitSlot(out) => self.sender_router(out),
             Ev::Credit(i) => self.credit_router(self.fabric.credit_returns.get(i).q.0),
             Ev::Deliver(pkt) => self.node_router(self.packets.get(pkt).dst),
             Ev::EjectDone(pkt) => self.sender_router(self.packets.get(pkt).out),

@@ -74,6 +74,19 @@ pub(crate) fn arrive(
     }
 }
 
+/// Packet `pkt`'s tail, on its way over a link into input VC `ds_q`, arrives later, at
+/// `tail` (its transmission was suspended for a packet of a higher priority, see
+/// `crate::fabric::flits`): where the packet still waits in that VC, its record says so. (Where
+/// it has already gone on, its transmission there ends late enough; the caller checked.)
+#[inline(never)]
+pub(crate) fn tail_later(crossings: &mut Crossings, packets: &mut [Packet], pkt: PacketId, ds_q: InputVcId, tail: u64) {
+    let p = &mut packets[pkt.index()];
+    if p.q == ds_q {
+        crossings.packet(ds_q);
+        p.tail = p.tail.max(tail);
+    }
+}
+
 impl<O: Observer> Core<O> {
     /// Credit a packet of `size` wire bytes takes in a buffer of VC `vc` (see `Core::slots`).
     #[inline(always)]

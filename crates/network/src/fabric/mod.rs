@@ -2,6 +2,7 @@
 
 pub(crate) mod channel;
 pub(crate) mod crossbar;
+pub(crate) mod flits;
 #[cfg(feature = "seam-guard")]
 pub(crate) mod guard;
 pub(crate) mod home;
@@ -83,6 +84,10 @@ pub(crate) struct Fabric {
     /// Adaptive routing: head packets waiting for room on any of their hops (see
     /// [`crate::fabric::sleep`]; `None`: other routings, or blocked packets commit to the escape hop).
     pub(crate) sleepers: Option<Box<crate::fabric::sleep::Sleepers>>,
+    /// Flit multiplexing of the links' VCs (`None`: links send whole packets; see
+    /// [`crate::fabric::flits`]). When on, `special` is set, so grants take the path that
+    /// checks for it.
+    pub(crate) flits: Option<Box<crate::fabric::flits::Flits>>,
     /// What the link code handed across during the current step (for the seam guard; empty
     /// and free without the `seam-guard` feature).
     pub(crate) crossings: link::Crossings,

@@ -104,6 +104,9 @@ impl<O: Observer> Core<O> {
         self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if idle {
             self.post_arbitration(out);
+        } else if self.fabric.special {
+            // With flits, a higher priority may take the busy link at a flit boundary.
+            self.flit_request(out, prio);
         }
     }
 
@@ -254,7 +257,7 @@ impl<O: Observer> Core<O> {
 
     /// Arbitration proper, for an idle output with requests `mask` (its request mask).
     #[inline(never)]
-    fn arbitrate_requests(&mut self, out: u32, mut mask: u128) {
+    pub(crate) fn arbitrate_requests(&mut self, out: u32, mut mask: u128) {
         if mask & crate::hardware::agent::AGENT_MASK != 0 {
             // A switch agent's packet goes first (the highest output priority).
             if self.agent_claims(out) {
@@ -373,6 +376,9 @@ impl<O: Observer> Core<O> {
     #[inline(always)]
     fn grant(&mut self, out: u32, bit: u32, q: InputVcId) {
         if self.fabric.special {
+            if self.fabric.flits.is_some() {
+                return self.grant_flit(out, bit, q);
+            }
             if self.fabric.detours && self.stop_at_dead_link(out, bit, q) {
                 return;
             }
@@ -388,7 +394,7 @@ impl<O: Observer> Core<O> {
     /// inlined into the event loop; this one is not: inlined into its three callers it spills
     /// registers (BENCHMARKS.md, session 6: +61 M instructions on the 50 us run, 7% slower).
     #[inline(never)]
-    fn grant_with<const SPECIAL: bool>(&mut self, out: u32, bit: u32, q: InputVcId) {
+    pub(crate) fn grant_with<const SPECIAL: bool>(&mut self, out: u32, bit: u32, q: InputVcId) {
         let Core {
             obs,
             packets,

@@ -97,6 +97,8 @@ impl<O: Observer> Core<O> {
         self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if o.busy_until <= self.queue.now().ps() {
             self.post_arbitration(out);
+        } else if self.fabric.special {
+            self.flit_request(out, crate::fabric::flits::AGENT_PRIO);
         }
     }
 
@@ -193,6 +195,8 @@ impl<O: Observer> Core<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn agent_claims(&mut self, out: u32) -> bool {
+        // With flits: what the agent sends here is never suspended.
+        self.flit_forget(out);
         if self.agents.as_deref().unwrap().sends_wait(out) && self.agent_grant(out) {
             return true;
         }
@@ -201,7 +205,7 @@ impl<O: Observer> Core<O> {
 
     /// Send the agent's oldest packet for output `out` if its VC downstream has room. Returns
     /// whether it went.
-    fn agent_grant(&mut self, out: u32) -> bool {
+    pub(crate) fn agent_grant(&mut self, out: u32) -> bool {
         let now = self.queue.now().ps();
         let s = *self.agents.as_deref().unwrap().waiting[&out].front().unwrap();
         let wire = self.p.format.wire(s.payload);
@@ -297,6 +301,14 @@ impl<O: Observer> Core<O> {
     pub(crate) fn agent_free(&mut self, out: u32) {
         if self.fabric.outs[out as usize].requested() {
             self.post_arbitration(out);
+            self.flit_released(out);
         }
+    }
+
+    /// The wire size of the agent's next packet for output `out`, if one waits.
+    pub(crate) fn agent_front_wire(&self, out: u32) -> Option<u32> {
+        let a = self.agents.as_deref()?;
+        let s = a.waiting.get(&out)?.front()?;
+        Some(self.p.format.wire(s.payload))
     }
 }

@@ -75,6 +75,9 @@ impl Builder<()> {
             let msg = "in-network hardware cannot be partitioned yet: run it with one thread";
             return Err(ConfigError::new("hardware.type", msg).into());
         }
+        if self.params().flit_bytes > 0 {
+            return Err(ConfigError::new("router.flit_size", "flit multiplexing cannot be partitioned yet: run it with one thread").into());
+        }
         if self.has_rank_map() {
             return Err(ConfigError::new("sim.threads", "a rank map cannot be partitioned yet: run it with one thread").into());
         }

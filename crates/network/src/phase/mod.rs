@@ -152,6 +152,10 @@ impl<O: Observer> Core<O> {
                 self.arbitrate(out);
             }
         }
+        if self.fabric.special {
+            // Flits: busy links whose transmission a higher priority may suspend now.
+            self.flit_phase();
+        }
         if !self.nics.arrivals.is_empty() {
             self.deal_arrivals();
         }

@@ -8,6 +8,7 @@ mod class_routes;
 mod class_vcs;
 mod failed_links;
 mod faults;
+mod flits;
 mod gate_wiring;
 mod guards;
 mod multicast;
