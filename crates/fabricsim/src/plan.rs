@@ -386,12 +386,12 @@ pub(crate) fn packet_format(s: &Scenario) -> Result<PacketFormat, Error> {
     })
 }
 
-/// A buffer size from the scenario as a byte count the network takes (`field` names it).
 /// `router.flit_size` in bytes (0, or no key: whole packets, the default).
 fn flit_bytes(flit: Option<Bytes>) -> Result<u32, ConfigError> {
     flit.map_or(Ok(0), |b| buffer_bytes("router.flit_size", b))
 }
 
+/// A buffer size from the scenario as a byte count the network takes (`field` names it).
 fn buffer_bytes(field: &str, b: Bytes) -> Result<u32, ConfigError> {
     u32::try_from(b.get()).ok().filter(|b| *b <= u32::MAX / 2).ok_or_else(|| ConfigError::new(field, format!("{b} is too large")))
 }

@@ -107,6 +107,7 @@ impl<O: Observer> Builder<O> {
             }
             core.fabric.flits = Some(Box::new(crate::fabric::flits::Flits::new(core.p.flit_bytes, core.fabric.outs.len())));
             core.fabric.special = true;
+            core.fabric.flits_on = true;
         }
         core.faults = faults;
         let mut sim = Simulation::from_parts(core, workload);
@@ -343,6 +344,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             special: false,
             detours: false,
             flits: None,
+            flits_on: false,
             warm_releases: vcq_bytes > crate::fabric::warm::WARM_RELEASES_ABOVE,
             sleepers: units.sleepers,
             crossings: Default::default(),

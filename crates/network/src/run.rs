@@ -75,7 +75,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 if c.fabric.warm_releases {
                     c.warm_out_free();
                 }
-                if c.fabric.special {
+                if c.fabric.flits_on {
                     return c.out_free_special(out, bit);
                 }
                 let q = InputVcId(c.first_vc_of(out) + bit as u32);
@@ -92,7 +92,7 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 c.post_injection(node);
             }
             Ev::Deliver(pkt) => {
-                if c.fabric.special && c.flit_late(pkt, ev) {
+                if c.fabric.flits_on && c.flit_late(pkt, ev) {
                     return;
                 }
                 if let Some(d) = c.deliver(pkt) {
@@ -103,12 +103,15 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
                 if c.fabric.warm_releases {
                     c.warm_out_free();
                 }
-                if c.fabric.special && c.flit_late(pkt, ev) {
+                if c.fabric.flits_on && c.flit_late(pkt, ev) {
                     return;
                 }
                 let p = c.packets.get(pkt);
                 let (port, q, bytes) = (p.out, p.q, p.wire_bytes);
                 c.on_out_free(port, q, bytes);
+                if c.fabric.flits_on {
+                    c.flit_released(port);
+                }
                 if let Some(d) = c.deliver(pkt) {
                     c.hand_over(d, false, false);
                 }

@@ -328,7 +328,7 @@ fn dawning_switch_hardware_settings_are_checked_by_name() {
 #[test]
 fn flits_let_the_dawning_barrier_past_unicast_packets_and_are_refused_where_not_modelled() {
     use fabricsim::collective::run_in;
-    // Dawning's switch barrier on 256 nodes beside 1 KB hot-region unicast traffic at 30% load
+    // Dawning's switch barrier on 128 nodes (two levels) beside 1 KB hot-region unicast traffic at 30% load
     // (below saturation): with whole packets a barrier packet waits out the unicast packet on
     // each of its links; with the preset's 16 B flits it takes each switch output at the next
     // flit boundary, and the run counts the suspensions.

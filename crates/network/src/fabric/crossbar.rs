@@ -72,6 +72,9 @@ impl<O: Observer> Core<O> {
         for other in (port * self.fabric.vcs..(port + 1) * self.fabric.vcs).filter(|&o| o != q.0) {
             if let Some(out) = self.head_request(other) {
                 self.post_arbitration(out);
+                if self.fabric.flits_on {
+                    self.flit_released(out);
+                }
             }
         }
     }

@@ -20,7 +20,10 @@
 //! transmission there must not end before its (later) tail arrives; the router pipeline leaves
 //! some slack, enough for a short packet to slip in. Where the delay would overrun that slack
 //! (P already under way downstream and ending too early for the later tail), Q is not let in
-//! and waits for P's tail as it would without flits; these are counted (`flit_refused`).
+//! and waits for P's tail as it would without flits; these are counted (`refused` in the
+//! run's `flits` object). The same holds where the next router has taken P otherwise (a
+//! switch copying a multicast packet). What a switch sends itself (its agent's packets,
+//! multicast copies) is never suspended.
 //!
 //! **Order independence.** A preemption is decided in the end-of-instant phase, at the flit
 //! boundary, among every request of that instant, by the same arbitration as an idle output
@@ -56,11 +59,13 @@ pub(crate) struct LinkShare {
     high_end: u64,
     /// Origin of the low packet's flit boundaries: when it (re)started sending.
     grid: u64,
+    /// Whether a suspension of the low packet was refused already (counted once).
+    refused: bool,
 }
 
 impl Default for LinkShare {
     fn default() -> Self {
-        LinkShare { low: PacketId::NIL, low_prio: 0, low_bit: 0, low_end: 0, high: PacketId::NIL, high_end: 0, grid: 0 }
+        LinkShare { low: PacketId::NIL, low_prio: 0, low_bit: 0, low_end: 0, high: PacketId::NIL, high_end: 0, grid: 0, refused: false }
     }
 }
 
@@ -139,8 +144,7 @@ impl<O: Observer> Core<O> {
             self.grant_with::<true>(out, bit, q);
             let end = self.fabric.outs[out as usize].busy_until;
             let f = self.fabric.flits.as_deref_mut().unwrap();
-            f.share[out as usize] =
-                LinkShare { low: pkt, low_prio: prio, low_bit: bit as u8, low_end: end, high: PacketId::NIL, high_end: 0, grid: now };
+            f.share[out as usize] = LinkShare { low: pkt, low_prio: prio, low_bit: bit as u8, low_end: end, grid: now, ..LinkShare::default() };
             return;
         }
         let p = *self.packets.get(pkt);
@@ -151,6 +155,9 @@ impl<O: Observer> Core<O> {
         }
         let old_end = self.fabric.outs[out as usize].busy_until;
         self.grant_with::<true>(out, bit, q);
+        // Its hold on the link as the grant set it (an uncached packet into a NIC also waits
+        // for the node's memory).
+        let end = self.fabric.outs[out as usize].busy_until;
         self.suspended(out, old_end, pkt, end);
     }
 
@@ -165,39 +172,66 @@ impl<O: Observer> Core<O> {
             return false;
         }
         let old_end = self.fabric.outs[out as usize].busy_until;
+        // The agent's launch marks the output as sending something never suspended: the
+        // suspended packet's record is kept.
+        let saved = self.fabric.flits.as_deref().unwrap().share[out as usize];
         if !self.agent_grant(out) {
             return false;
         }
+        self.fabric.flits.as_deref_mut().unwrap().share[out as usize] = saved;
         self.suspended(out, old_end, PacketId::NIL, end);
         true
     }
 
     /// Whether the low transmission on `out` may be suspended for `shift`: its packet's tail
-    /// then reaches the next router `shift` later, which must not be after its transmission
-    /// there (if it has one under way) ends.
+    /// then reaches the next router `shift` later. Allowed where the packet still waits in its
+    /// buffer there (its record then says when the tail comes), or is sent on from there by a
+    /// grant ending no earlier than that tail; refused where the next router already took it
+    /// otherwise (a switch copying a multicast packet, an agent's sink) or sends it on too
+    /// early. Refusals are counted once per packet and output.
     fn room_to_suspend(&mut self, out: u32, shift: u64) -> bool {
+        let now = self.queue.now().ps();
         let f = self.fabric.flits.as_deref().unwrap();
         let s = f.share[out as usize];
         let o = self.fabric.outs[out as usize];
-        let ok = if o.class == channel::TERMINAL {
-            true
-        } else {
+        let ok = o.class == channel::TERMINAL || {
             let tail = s.low_end + shift + o.latency as u64;
             let (router, base) = self.router_of(o.peer);
             let last = self.graph.port_offset[router as usize + 1];
-            (base..last).all(|o2| {
+            let sent_on = (base..last).find_map(|o2| {
                 let s2 = f.share[o2 as usize];
                 let busy = self.fabric.outs[o2 as usize].busy_until;
-                if s2.high == s.low && s2.high_end > self.queue.now().ps() {
-                    return false;
+                if s2.high == s.low && s2.high_end > now {
+                    Some(false)
+                } else if s2.low == s.low && s2.low_end == busy && busy > now {
+                    Some(s2.low_end >= tail)
+                } else {
+                    None
                 }
-                !(s2.low == s.low && s2.low_end == busy && s2.low_end > self.queue.now().ps()) || s2.low_end >= tail
+            });
+            sent_on.unwrap_or_else(|| {
+                let ds_q = o.peer * self.fabric.vcs + self.fabric.vcq[(o.qbase + s.low_bit as u32) as usize].out_vc as u32;
+                self.queued_in(ds_q, s.low)
             })
         };
-        if !ok {
-            self.fabric.flits.as_deref_mut().unwrap().refused += 1;
+        if !ok && !s.refused {
+            let f = self.fabric.flits.as_deref_mut().unwrap();
+            f.refused += 1;
+            f.share[out as usize].refused = true;
         }
         ok
+    }
+
+    /// Whether packet `pkt` waits in input VC `q`'s queue.
+    fn queued_in(&self, q: u32, pkt: PacketId) -> bool {
+        let mut p = self.fabric.vcq[q as usize].head;
+        while p != PacketId::NIL {
+            if p == pkt {
+                return true;
+            }
+            p = self.packets.get(p).next;
+        }
+        false
     }
 
     /// Output `out`'s low transmission (which ended at `old_end`) was suspended at `now` for
@@ -285,7 +319,9 @@ impl<O: Observer> Core<O> {
             self.guarded(|c| c.sender_router(out), || format!("the flit arbitration of output {out}"), |c| c.preempt(out));
         }
         due.clear();
-        self.fabric.flits.as_deref_mut().unwrap().due = due;
+        let f = self.fabric.flits.as_deref_mut().unwrap();
+        due.append(&mut f.due);
+        f.due = due;
     }
 
     /// At a flit boundary of `out`'s low transmission: the highest requests above its priority
@@ -294,7 +330,12 @@ impl<O: Observer> Core<O> {
         let now = self.queue.now().ps();
         let s = self.fabric.flits.as_deref().unwrap().share[out as usize];
         let o = self.fabric.outs[out as usize];
-        if s.low == PacketId::NIL || s.low_end != o.busy_until || o.busy_until <= now || s.high_end > now || !o.requested() {
+        if s.low == PacketId::NIL || s.low_end != o.busy_until || o.busy_until <= now || !o.requested() {
+            return;
+        }
+        if s.high_end > now {
+            // A suspension runs: the requests are looked at again when it ends.
+            self.queue.schedule(Time(s.high_end), Ev::FlitSlot(out));
             return;
         }
         let b = boundary(s.grid, self.flit_ps(out), now);
@@ -311,12 +352,18 @@ impl<O: Observer> Core<O> {
             }
             mask &= !crate::hardware::agent::AGENT_MASK;
         }
+        // The requests above the low packet's priority that could go now: with credit for
+        // their VC downstream and their crossbar input free (the others are looked at again
+        // when credit comes or the input frees; they never stall the busy output).
         let mut high = 0u128;
         let mut m = mask;
+        let slots = self.fabric.slots;
         while m != 0 {
             let bit = m.trailing_zeros();
             m &= m - 1;
-            if self.fabric.vcq[(o.qbase + bit) as usize].prio > s.low_prio {
+            let q = InputVcId(o.qbase + bit);
+            let v = self.fabric.vcq[q.index()];
+            if v.prio > s.low_prio && self.credit(out, v.out_vc) >= v.need(slots) && self.input_free(q, now) {
                 high |= 1 << bit;
             }
         }

@@ -88,6 +88,8 @@ pub(crate) struct Fabric {
     /// [`crate::fabric::flits`]). When on, `special` is set, so grants take the path that
     /// checks for it.
     pub(crate) flits: Option<Box<crate::fabric::flits::Flits>>,
+    /// Whether `flits` is on (a flag beside the other hot ones, so handlers test it cheaply).
+    pub(crate) flits_on: bool,
     /// What the link code handed across during the current step (for the seam guard; empty
     /// and free without the `seam-guard` feature).
     pub(crate) crossings: link::Crossings,

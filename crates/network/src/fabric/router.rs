@@ -104,7 +104,7 @@ impl<O: Observer> Core<O> {
         self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if idle {
             self.post_arbitration(out);
-        } else if self.fabric.special {
+        } else if self.fabric.flits_on {
             // With flits, a higher priority may take the busy link at a flit boundary.
             self.flit_request(out, prio);
         }
@@ -601,6 +601,10 @@ impl<O: Observer> Core<O> {
             self.post_arbitration(port);
             if self.fabric.sleepers.is_some() {
                 self.wake_sleepers(port);
+            }
+            if self.fabric.flits_on {
+                // A request waiting for this credit may suspend the busy output's packet.
+                self.flit_released(port);
             }
         }
     }

@@ -97,7 +97,7 @@ impl<O: Observer> Core<O> {
         self.fabric.requested[out as usize / 64] |= 1 << (out % 64);
         if o.busy_until <= self.queue.now().ps() {
             self.post_arbitration(out);
-        } else if self.fabric.special {
+        } else if self.fabric.flits_on {
             self.flit_request(out, crate::fabric::flits::AGENT_PRIO);
         }
     }
@@ -127,6 +127,8 @@ impl<O: Observer> Core<O> {
     /// `finish`; `extra`: time the switch adds before it reaches the next router or NIC. The
     /// output's counters and credit are kept as for any hop, and it arbitrates again at `finish`.
     pub(crate) fn launch(&mut self, out: u32, pkt: PacketId, vc: u8, finish: u64, extra: u64) {
+        // With flits: what the switch sends itself is never suspended.
+        self.flit_forget(out);
         let now = self.queue.now().ps();
         let wire = self.packets.get(pkt).wire_bytes;
         self.meter.in_network += 1;
@@ -195,8 +197,6 @@ impl<O: Observer> Core<O> {
     #[cold]
     #[inline(never)]
     pub(crate) fn agent_claims(&mut self, out: u32) -> bool {
-        // With flits: what the agent sends here is never suspended.
-        self.flit_forget(out);
         if self.agents.as_deref().unwrap().sends_wait(out) && self.agent_grant(out) {
             return true;
         }

@@ -141,6 +141,11 @@ impl<O: Observer> Core<O> {
             self.guarded(|c| c.sender_router(out), || format!("the arbitration of output {out}"), |c| c.arbitrate(out));
         }
         self.phase.arb_due.clear();
+        if self.fabric.flits_on {
+            // Flits: busy links whose transmission a higher priority may suspend now (before
+            // the shared crossbars settle, which may concern these grants too).
+            self.flit_phase();
+        }
         // Shared crossbars: outputs that passed over a request for its input's sake, and the
         // outputs it deferred to, arbitrate again until every input is settled (each round
         // grants at least the first request of some input, so this ends).
@@ -151,10 +156,6 @@ impl<O: Observer> Core<O> {
             for &out in &list {
                 self.arbitrate(out);
             }
-        }
-        if self.fabric.special {
-            // Flits: busy links whose transmission a higher priority may suspend now.
-            self.flit_phase();
         }
         if !self.nics.arrivals.is_empty() {
             self.deal_arrivals();

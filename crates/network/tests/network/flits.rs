@@ -90,7 +90,8 @@ fn a_priority_packet_takes_the_link_at_a_flit_boundary_and_the_big_one_waits_its
         // The big packet is late by the priority packet's wire time at each link it was
         // suspended on whose delay reached its delivery: a whole multiple of it, at most one
         // per suspension.
-        let late = big_flit.ps() - big_alone.ps().min(big_flit.ps());
+        assert!(big_flit >= big_alone, "at {at}: flits never make the suspended packet earlier");
+        let late = big_flit.ps() - big_alone.ps();
         assert_eq!(late % small, 0, "at {at}: late by {late} ps");
         assert!(late / small <= suspended, "at {at}: {late} ps late after {suspended} suspensions");
         assert_eq!(big_whole.ps().max(big_alone.ps()), big_whole.ps());

@@ -53,11 +53,11 @@ impl Workload for Mix {
 
 /// Run `Mix` on `graph` with `routing` under the guard; the steps it checked.
 fn guarded(graph: PortGraph, routing: Routing, p: NetworkParams, shuffle: Option<u64>) -> u64 {
-    guarded_mix(graph, routing, p, shuffle, 0)
+    guarded_mix(graph, routing, p, shuffle, 0).0
 }
 
-/// [`guarded`], with every `class_every`-th message of class 1.
-fn guarded_mix(graph: PortGraph, routing: Routing, p: NetworkParams, shuffle: Option<u64>, class_every: u32) -> u64 {
+/// [`guarded`], with every `class_every`-th message of class 1; also the flit suspensions.
+fn guarded_mix(graph: PortGraph, routing: Routing, p: NetworkParams, shuffle: Option<u64>, class_every: u32) -> (u64, u64) {
     let n = graph.nodes;
     let mut sim = Simulation::new(graph, routing, p, Mix { n, depth: 4, posted: 0, total: n * 40, class_every }).unwrap().with_seam_guard();
     if let Some(seed) = shuffle {
@@ -67,7 +67,7 @@ fn guarded_mix(graph: PortGraph, routing: Routing, p: NetworkParams, shuffle: Op
     assert_eq!(out.messages_delivered, u64::from(n) * 40, "every message delivered");
     let (steps, violations) = sim.seam_guard().unwrap();
     assert!(violations.is_empty(), "{} crossings outside the link code, e.g. {:?}", violations.len(), &violations[..violations.len().min(5)]);
-    steps
+    (steps, sim.flit_counts().map_or(0, |c| c.preemptions))
 }
 
 #[test]
@@ -110,7 +110,8 @@ fn flit_suspensions_cross_only_at_links() {
     let r = Routing::from(DimensionOrder::new(t, None, 1, 2).unwrap()).with_class_vcs(&topo, 1).unwrap();
     let p = NetworkParams { buffer_bytes: 1024, flit_bytes: 16, ..params(3) };
     for shuffle in [None, Some(5)] {
-        let steps = guarded_mix(g.clone(), r.clone(), p.clone(), shuffle, 3);
+        let (steps, suspended) = guarded_mix(g.clone(), r.clone(), p.clone(), shuffle, 3);
         assert!(steps > 5_000, "{steps} steps checked");
+        assert!(suspended > 0, "no suspension checked");
     }
 }
