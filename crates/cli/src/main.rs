@@ -104,6 +104,10 @@ enum Cmd {
         out: DataOut,
         #[command(flatten)]
         series: profile::PointSeriesArgs,
+        /// Meter each run's output queues, as `run --queues` does: each point gets the Little's-law
+        /// waits and queued packets (`queues` in the JSON, `queue_*` columns in the CSV).
+        #[arg(long)]
+        queues: bool,
     },
     /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
     /// sizes on a scenario's network, or run a program written as text (`--program`).
@@ -152,9 +156,13 @@ enum Cmd {
         #[command(flatten)]
         series: profile::PointSeriesArgs,
         /// Add every router port's counters over the run to the JSON (bytes, packets, busy,
-        /// idle and credit-stall time, utilisation).
+        /// idle and credit-stall time, utilisation; with --queues, the queue fields).
         #[arg(long, requires = "json")]
         ports: bool,
+        /// Meter each point's output queues, as `run --queues` does: each point gets the Little's-law
+        /// waits and queued packets (`queues` in the JSON, `queue_*` columns in the CSV).
+        #[arg(long)]
+        queues: bool,
         /// Run beside the scenario's own open-loop traffic (its workload, e.g. uniform_random
         /// at its load), which loads the network for its warm-up before the collective starts.
         #[arg(long)]
@@ -394,14 +402,14 @@ fn run(cli: Cli) -> Result<(), Error> {
             }
             info::print(&info, json);
         }
-        Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, series, .. } if !sizes.is_empty() => {
+        Cmd::Sweep { scenario, sizes, set, jobs, out: DataOut { csv, json }, series, queues, .. } if !sizes.is_empty() => {
             let s = load(&scenario, &set)?;
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
             let series = series.points()?;
             announce(&s)?;
             let pb = progress_bar(sizes.len() as u64, "sweeping sizes");
-            let pts = fabricsim::sweep::sweep_sizes_series(&s, &sizes, jobs, series.as_ref(), |_| {
+            let pts = fabricsim::sweep::sweep_sizes_series(&s, &sizes, jobs, series.as_ref(), queues, |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -422,6 +430,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                     f(p.completion_ns, 1)
                 );
             }
+            if queues {
+                let rows: Vec<_> = pts.iter().map(|p| (p.message_bytes.to_string(), p.queues.as_ref())).collect();
+                let _ = write!(out, "{}", fabricsim::queues_points::table("bytes", &rows));
+            }
             if let Some(p) = csv {
                 write_out(&p, &fabricsim::sweep::sizes_csv(&pts))?;
             }
@@ -429,14 +441,14 @@ fn run(cli: Cli) -> Result<(), Error> {
                 write_out(&p, &serde_json::to_string_pretty(&pts).expect("sweep serialises"))?;
             }
         }
-        Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, series, .. } => {
+        Cmd::Sweep { scenario, loads, seeds, jobs, set, out: DataOut { csv, json }, series, queues, .. } => {
             let s = load(&scenario, &set)?;
             let loads = fabricsim::sweep::parse_loads(&loads)?;
             check_outputs(&[("--csv", &csv), ("--json", &json)])?;
             let series = series.points()?;
             announce(&s)?;
             let pb = progress_bar(loads.len() as u64, "sweeping loads");
-            let rep = fabricsim::sweep::sweep_series(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs }, series.as_ref(), |_| {
+            let rep = fabricsim::sweep::sweep_series(&s, &loads, fabricsim::sweep::SweepOptions { seeds, jobs, queues }, series.as_ref(), |_| {
                 if let Some(pb) = &pb {
                     pb.inc(1);
                 }
@@ -482,6 +494,10 @@ fn run(cli: Cli) -> Result<(), Error> {
                 Some(l) => writeln!(out, "saturation: first saturated offered load {l}, peak accepted {:.4}{bound}", rep.saturation_throughput),
                 None => writeln!(out, "saturation: not reached; peak accepted {:.4}{bound}", rep.saturation_throughput),
             };
+            if queues {
+                let rows: Vec<_> = rep.points.iter().map(|p| (format!("{:.3}", p.offered_load), p.queues.as_ref())).collect();
+                let _ = write!(out, "{}", fabricsim::queues_points::table("offered", &rows));
+            }
             if let Some(p) = csv {
                 write_out(&p, &rep.to_csv())?;
             }
@@ -503,6 +519,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             out: DataOut { csv, json },
             series,
             ports,
+            queues,
             background,
             goal_out,
         } => {
@@ -530,8 +547,8 @@ fn run(cli: Cli) -> Result<(), Error> {
                         background: back,
                         ..Default::default()
                     });
-                    let point = Plan::new(&fabricsim::collective::point_scenario(&base, workload)).map_err(option)?;
-                    let mut p = fabricsim::collective::run_job(&point, ports, |_| {}).map_err(option)?;
+                    let point = Plan { queues, ..Plan::new(&fabricsim::collective::point_scenario(&base, workload)).map_err(option)? };
+                    let mut p = fabricsim::collective::run_point(&point, ports, |_| {}).map_err(option)?;
                     p.provenance = Some(fabricsim::report::Provenance::of(&point.scenario));
                     vec![p]
                 }
@@ -560,7 +577,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                         .into());
                     }
                     let pb = progress_bar(selection.points.len() as u64, c.name());
-                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports, series: series.as_ref() };
+                    let what = fabricsim::collective::Comparison { workload, points: &selection.points, ports, series: series.as_ref(), queues };
                     // Off a terminal, a long comparison says now and then how far it got.
                     let mut lines = Watch::lines_only(None);
                     let (finished, total) = (std::cell::Cell::new(0), selection.points.len());

@@ -9,7 +9,7 @@ fn main() -> Result<(), Error> {
     let mut s = Scenario::default();
     s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=5us".into()])?;
     let loads = [0.1, 0.3, 0.5, 0.7, 0.9];
-    let curve = fabricsim::sweep(&s, &loads, SweepOptions { seeds: 1, jobs: 0 }, |_| {})?;
+    let curve = fabricsim::sweep(&s, &loads, SweepOptions { seeds: 1, jobs: 0, queues: false }, |_| {})?;
     for p in &curve.points {
         let state = if p.saturated { "saturated" } else { "ok" };
         println!("offered {:.2}  accepted {:.3}  mean latency {:7.1} ns  {state}", p.offered_load, p.accepted_fraction, p.latency_mean_ns);

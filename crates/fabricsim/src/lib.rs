@@ -48,6 +48,7 @@ pub mod plan;
 pub mod presets;
 pub mod progress;
 pub mod queues;
+pub mod queues_points;
 pub mod ranges;
 pub mod report;
 pub mod scenario;

@@ -7,10 +7,10 @@ use crate::{Error, Plan};
 use fabricsim_core::{RouterId, Time};
 use fabricsim_stats::{Observer, QueueMeter, QueueReport};
 use fabricsim_topology::PortGraph;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What the queue counters say of the whole network.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct QueueSummary {
     /// Mean wait of a packet at a network port's queue (one hop), ns: the network ports'
     /// integrals over the packets they sent (Little's law over all of them).
@@ -26,12 +26,12 @@ pub struct QueueSummary {
 }
 
 /// The port with the longest mean queue (see [`QueueSummary::longest`]).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct LongestQueue {
     pub router: u32,
     pub port: u32,
     pub label: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coords: Option<Vec<u32>>,
     pub mean_packets: f64,
     pub wait_ns: f64,

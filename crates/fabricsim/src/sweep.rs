@@ -37,6 +37,10 @@ pub struct SweepPoint {
     pub saturated: bool,
     #[serde(skip)]
     pub wall_seconds: f64,
+    /// Queue counters (`sweep --queues`): the runs' mean waits by Little's law, queued packets,
+    /// and the longest queue of any run (see [`crate::queues_points`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<crate::queues::QueueSummary>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -53,16 +57,18 @@ pub struct SweepReport {
 }
 
 /// How to sweep: runs per point (seeds `seed`, `seed + 1`, ...) and parallel jobs (0: every
-/// core). Points and runs are independent simulations, so the results do not depend on `jobs`.
+/// core), and whether each run meters its queues (`--queues`). Points and runs are independent
+/// simulations, so the results do not depend on `jobs`.
 #[derive(Debug, Clone, Copy)]
 pub struct SweepOptions {
     pub seeds: u32,
     pub jobs: usize,
+    pub queues: bool,
 }
 
 impl Default for SweepOptions {
     fn default() -> Self {
-        SweepOptions { seeds: 1, jobs: 1 }
+        SweepOptions { seeds: 1, jobs: 1, queues: false }
     }
 }
 
@@ -153,20 +159,23 @@ pub struct SeedRun {
     pub saturated: bool,
     /// Seconds the run took on this machine.
     pub wall_seconds: f64,
+    /// The run's queue counters, when metered.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queues: Option<crate::queues::QueueSummary>,
 }
 
 /// Run `scenario` once at offered `load` with seed `seed`: one run of a sweep point.
 pub fn sweep_run(scenario: &Scenario, load: f64, seed: u64) -> Result<SeedRun, Error> {
-    sweep_run_series(scenario, load, seed, None)
+    sweep_run_series(scenario, load, seed, None, false)
 }
 
 /// [`sweep_run`], writing the run's series into `series`'s folder when given (see
-/// [`crate::series_points`]).
-pub fn sweep_run_series(scenario: &Scenario, load: f64, seed: u64, series: Option<&PointSeries>) -> Result<SeedRun, Error> {
+/// [`crate::series_points`]), with queue counters when `queues`.
+pub fn sweep_run_series(scenario: &Scenario, load: f64, seed: u64, series: Option<&PointSeries>, queues: bool) -> Result<SeedRun, Error> {
     let mut s = scenario.clone();
     s.workload.set_load(load)?;
     s.sim.seed = seed;
-    let plan = Plan::new(&s)?;
+    let plan = Plan { queues, ..Plan::new(&s)? };
     let r = match series {
         Some(series) => series.run(&plan, &crate::series_points::load_stem(load, seed), |_| {})?,
         None => plan.run()?,
@@ -193,6 +202,7 @@ pub fn sweep_run_series(scenario: &Scenario, load: f64, seed: u64, series: Optio
         drained: r.drained,
         saturated,
         wall_seconds: r.wall_seconds,
+        queues: r.queues,
     })
 }
 
@@ -218,6 +228,7 @@ pub fn sweep_point(load: f64, runs: &[SeedRun]) -> SweepPoint {
         drained: runs.iter().all(|x| x.drained),
         saturated: runs.iter().any(|x| x.saturated),
         wall_seconds: runs.iter().map(|x| x.wall_seconds).sum(),
+        queues: crate::queues_points::mean_of(runs.iter().map(|x| x.queues.as_ref())),
     }
 }
 
@@ -253,7 +264,7 @@ pub fn sweep_series(
     let base = scenario.sim.seed;
     let points = run_all(loads, opts.jobs, |&load| -> Result<SweepPoint, Error> {
         let runs = (0..opts.seeds as u64)
-            .map(|i| sweep_run_series(scenario, load, base.wrapping_add(i), series))
+            .map(|i| sweep_run_series(scenario, load, base.wrapping_add(i), series, opts.queues))
             .collect::<Result<Vec<SeedRun>, Error>>()?;
         let p = sweep_point(load, &runs);
         each(&p);
@@ -275,6 +286,9 @@ pub struct SizePoint {
     pub completion_ns: Option<f64>,
     /// The point's resolved scenario and this build.
     pub provenance: crate::report::Provenance,
+    /// Queue counters (`sweep --sizes ... --queues`), over the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queues: Option<crate::queues::QueueSummary>,
 }
 
 /// Run a benchmark workload (throughput, simultaneous_puts, neighbor_exchange, pingpong,
@@ -286,22 +300,24 @@ pub fn sweep_sizes(
     jobs: usize,
     each: impl Fn(&SizePoint) + Sync,
 ) -> Result<Vec<SizePoint>, Error> {
-    sweep_sizes_series(scenario, sizes, jobs, None, each)
+    sweep_sizes_series(scenario, sizes, jobs, None, false, each)
 }
 
-/// [`sweep_sizes`], each point writing its series into `series`'s folder when given.
+/// [`sweep_sizes`], each point writing its series into `series`'s folder when given, and
+/// metering its queues when `queues`.
 pub fn sweep_sizes_series(
     scenario: &Scenario,
     sizes: &[fabricsim_core::Bytes],
     jobs: usize,
     series: Option<&PointSeries>,
+    queues: bool,
     each: impl Fn(&SizePoint) + Sync,
 ) -> Result<Vec<SizePoint>, Error> {
     if sizes.is_empty() {
         return Err(ConfigError::new("--sizes", "is empty").into());
     }
     run_all(sizes, jobs, |&b| -> Result<SizePoint, Error> {
-        let p = size_point_series(scenario, b, series)?;
+        let p = size_point_series(scenario, b, series, queues)?;
         each(&p);
         Ok(p)
     })?
@@ -311,14 +327,15 @@ pub fn sweep_sizes_series(
 
 /// Run `scenario`'s benchmark once with message size `size`: one point of a size sweep.
 pub fn size_point(scenario: &Scenario, size: fabricsim_core::Bytes) -> Result<SizePoint, Error> {
-    size_point_series(scenario, size, None)
+    size_point_series(scenario, size, None, false)
 }
 
-/// [`size_point`], writing the run's series into `series`'s folder when given.
-pub fn size_point_series(scenario: &Scenario, size: fabricsim_core::Bytes, series: Option<&PointSeries>) -> Result<SizePoint, Error> {
+/// [`size_point`], writing the run's series into `series`'s folder when given, with queue
+/// counters when `queues`.
+pub fn size_point_series(scenario: &Scenario, size: fabricsim_core::Bytes, series: Option<&PointSeries>, queues: bool) -> Result<SizePoint, Error> {
     let mut s = scenario.clone();
     s.workload.set_message_size(size)?;
-    let plan = Plan::new(&s)?;
+    let plan = Plan { queues, ..Plan::new(&s)? };
     let r = match series {
         Some(series) => series.run(&plan, &crate::series_points::size_stem(size.get()), |_| {})?,
         None => plan.run()?,
@@ -329,27 +346,34 @@ pub fn size_point_series(scenario: &Scenario, size: fabricsim_core::Bytes, serie
         one_way_latency_ns: r.workload.one_way_latency_ns,
         completion_ns: r.workload.completion_ns,
         provenance: r.provenance.clone(),
+        queues: r.queues,
     })
 }
 
 /// Size-sweep points as CSV.
 pub fn sizes_csv(points: &[SizePoint]) -> String {
     let f = |v: Option<f64>| v.map(|x| format!("{x:.6}")).unwrap_or_default();
-    let mut s = String::from("message_bytes,throughput_gb_per_s,one_way_latency_ns,completion_ns\n");
+    // Queue columns only when the points were metered: other sweeps' CSV is as it was.
+    let queues = points.iter().any(|p| p.queues.is_some());
+    let q = |p: &SizePoint| if queues { crate::queues_points::csv_cells(p.queues.as_ref()) } else { String::new() };
+    let mut s =
+        format!("message_bytes,throughput_gb_per_s,one_way_latency_ns,completion_ns{}\n", if queues { crate::queues_points::CSV_HEADER } else { "" });
     for p in points {
-        s.push_str(&format!("{},{},{},{}\n", p.message_bytes, f(p.throughput_gb_per_s), f(p.one_way_latency_ns), f(p.completion_ns)));
+        s.push_str(&format!("{},{},{},{}{}\n", p.message_bytes, f(p.throughput_gb_per_s), f(p.one_way_latency_ns), f(p.completion_ns), q(p)));
     }
     s
 }
 
 impl SweepReport {
     pub fn to_csv(&self) -> String {
-        let mut s = String::from(
-            "offered_load,expected_fraction,accepted_fraction,accepted_fraction_ci95,latency_mean_ns,latency_mean_ci95_ns,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,runs,drained,saturated\n",
+        let queues = self.points.iter().any(|p| p.queues.is_some());
+        let mut s = format!(
+            "offered_load,expected_fraction,accepted_fraction,accepted_fraction_ci95,latency_mean_ns,latency_mean_ci95_ns,latency_p50_ns,latency_p90_ns,latency_p99_ns,latency_p999_ns,latency_max_ns,runs,drained,saturated{}\n",
+            if queues { crate::queues_points::CSV_HEADER } else { "" }
         );
         for p in &self.points {
             s.push_str(&format!(
-                "{},{:.6},{:.6},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}\n",
+                "{},{:.6},{:.6},{},{:.3},{},{:.3},{:.3},{:.3},{:.3},{:.3},{},{},{}{}\n",
                 p.offered_load,
                 p.expected_fraction,
                 p.accepted_fraction,
@@ -363,7 +387,8 @@ impl SweepReport {
                 p.latency_max_ns,
                 p.runs,
                 p.drained,
-                p.saturated
+                p.saturated,
+                if queues { crate::queues_points::csv_cells(p.queues.as_ref()) } else { String::new() }
             ));
         }
         s
@@ -388,7 +413,7 @@ mod tests {
     fn points_folded_from_separate_runs_equal_the_sweep() {
         let mut s = Scenario::default();
         s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=2us".into()]).unwrap();
-        let rep = sweep(&s, &[0.2, 0.6], SweepOptions { seeds: 2, jobs: 1 }, |_| {}).unwrap();
+        let rep = sweep(&s, &[0.2, 0.6], SweepOptions { seeds: 2, jobs: 1, queues: false }, |_| {}).unwrap();
         // As the Python package does it: each run on its own (in any process), then folded.
         let points = [0.2, 0.6].map(|load| sweep_point(load, &(1..=2).map(|seed| sweep_run(&s, load, seed).unwrap()).collect::<Vec<_>>()));
         let mut folded = SweepReport::of(points.to_vec());
@@ -402,9 +427,9 @@ mod tests {
         let mut s = Scenario::default();
         s.apply_overrides(&["topology.shape=[4,4]".into(), "sim.duration=5us".into()]).unwrap();
         let loads = [0.1, 0.3, 0.5];
-        let one = |jobs| serde_json::to_string(&sweep(&s, &loads, SweepOptions { seeds: 3, jobs }, |_| {}).unwrap()).unwrap();
+        let one = |jobs| serde_json::to_string(&sweep(&s, &loads, SweepOptions { seeds: 3, jobs, queues: false }, |_| {}).unwrap()).unwrap();
         assert_eq!(one(1), one(3));
-        let rep = sweep(&s, &loads, SweepOptions { seeds: 3, jobs: 0 }, |_| {}).unwrap();
+        let rep = sweep(&s, &loads, SweepOptions { seeds: 3, jobs: 0, queues: false }, |_| {}).unwrap();
         assert!(rep.points.iter().all(|p| p.runs == 3 && p.accepted_fraction_ci95.unwrap() > 0.0 && p.latency_mean_ci95_ns.unwrap() > 0.0));
         let single = sweep(&s, &loads, SweepOptions::default(), |_| {}).unwrap();
         assert!(single.points.iter().all(|p| p.accepted_fraction_ci95.is_none() && p.latency_mean_ci95_ns.is_none()));

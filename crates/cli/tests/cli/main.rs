@@ -13,6 +13,7 @@ mod map;
 mod partition;
 mod perfetto;
 mod plots;
+mod queue_points;
 mod resources;
 mod series_points;
 mod series_stream;

@@ -19,6 +19,8 @@ pub struct Comparison<'a> {
     pub ports: bool,
     /// Where each point writes its series (`--series DIR`), if anywhere.
     pub series: Option<&'a crate::series_points::PointSeries>,
+    /// Meter each point's queues (`--queues`, see [`crate::queues_points`]).
+    pub queues: bool,
 }
 
 /// The points `algorithms` (`--algorithm`: names, or empty or `all` for every one that
@@ -59,19 +61,22 @@ pub fn compare(
     }
     // Checked first, so a point that cannot run stops the comparison before any has run.
     for p in what.points {
-        Plan::new(&scenario(p))?;
+        let plan = Plan::new(&scenario(p))?;
+        if what.queues {
+            crate::queues_points::check_threads(&plan)?;
+        }
     }
     let mut out = Vec::new();
     for p in what.points {
-        let plan = Plan::new(&scenario(p))?;
+        let plan = Plan { queues: what.queues, ..Plan::new(&scenario(p))? };
         let mut p = match what.series {
-            None => run_job(&plan, what.ports, &mut progress)?,
+            None => run_point(&plan, what.ports, &mut progress)?,
             // The point as `fabricsim run` gives it for the same scenario, with its series.
             Some(series) => {
                 let op = what.workload.op.map_or("program", |o| o.name());
                 let report = series.run(&plan, &crate::series_points::collective_stem(op, &p.1, p.0.get()), &mut progress)?;
                 let point = report.collective.ok_or_else(|| Error::Io(format!("{} {}: the run reported no collective", op, p.1)))?;
-                CollectivePoint { wall_s: Some(report.wall_seconds), ..point }
+                CollectivePoint { wall_s: Some(report.wall_seconds), queues: report.queues, ..point }
             }
         };
         p.provenance = Some(crate::report::Provenance::of(&plan.scenario));
@@ -79,6 +84,20 @@ pub fn compare(
         out.push(p);
     }
     Ok(out)
+}
+
+/// Run one point: `plan`'s job (see [`run_job`]; `ports`: keep per-port counters). With
+/// [`Plan::queues`] the point is the collective of the run `fabricsim run --queues` makes of the
+/// same scenario, with its queue summary (and each port's queue fields, with `ports`).
+pub fn run_point(plan: &Plan, ports: bool, progress: impl FnMut(Time)) -> Result<CollectivePoint, Error> {
+    if !plan.queues {
+        return run_job(plan, ports, progress);
+    }
+    crate::queues_points::check_threads(plan)?;
+    let report = plan.run_with_progress(progress)?;
+    let point = report.collective.ok_or_else(|| Error::Io("the run reported no collective".into()))?;
+    let ports = if ports { report.ports } else { Vec::new() };
+    Ok(CollectivePoint { wall_s: Some(report.wall_seconds), queues: report.queues, ports, ..point })
 }
 
 /// The scenario of one point of `fabricsim collective`: `base` running `workload` (a

@@ -13,7 +13,7 @@ mod compare;
 mod output;
 mod point;
 mod run;
-pub use compare::{compare, point_scenario, select, Comparison};
+pub use compare::{compare, point_scenario, run_point, select, Comparison};
 pub use output::{table, to_csv};
 pub(crate) use run::{rank_mismatch, run_job_with};
 pub use run::{run, run_in, run_job, run_program, run_program_in};
@@ -53,6 +53,10 @@ pub struct CollectivePoint {
     /// Per-port counters over the whole run, when asked for (`fabricsim collective --ports`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ports: Vec<PortReport>,
+    /// Queue counters (`fabricsim collective --queues`): Little's-law waits, queued packets and
+    /// the longest queue over the run (with `--ports`, each port's queue fields too).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub queues: Option<crate::queues::QueueSummary>,
     /// The barrier gates the run's group 0 used (Tofu barrier hardware).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub gates: Option<GateUse>,

@@ -57,6 +57,7 @@ pub(super) fn point<W: Workload, O: Observer, R: JobRun>(
         events: outcome.events,
         wall_s: Some(started.elapsed().as_secs_f64()),
         ports: if ports { port_reports(&plan.topology, sim.graph(), &sim.port_counters(), time.ps()) } else { Vec::new() },
+        queues: None,
         gates: sim.gate_wiring(0).map(GateUse::of),
         class_route: sim.class_tree(0).map(|t| ClassRouteUse { nodes: t.nodes.len() as u32, root: t.nodes[t.root], depth: t.depth() }),
         switch_barrier: sim.barrier_tree(0).zip(sim.barrier_counts()).map(|(t, c)| SwitchBarrierUse {

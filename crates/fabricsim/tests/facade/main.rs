@@ -4,6 +4,7 @@ mod behaviour;
 mod collectives;
 mod golden;
 mod jobs;
+mod queue_latency;
 mod queues;
 mod run_path;
 mod series_files;
