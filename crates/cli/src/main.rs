@@ -357,7 +357,11 @@ fn run(cli: Cli, ranks: &mpi::Ranks) -> Result<(), Error> {
                 check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
             }
             if ranks.spread() && (series.is_some() || perfetto.is_some()) {
-                return Err(fabricsim::ConfigError::new("mpirun -n", "time series and traces cannot come from a run over MPI ranks yet: run it in one process").into());
+                return Err(fabricsim::ConfigError::new(
+                    "mpirun -n",
+                    "time series and traces cannot come from a run over MPI ranks yet: run it in one process",
+                )
+                .into());
             }
             if ranks.prints() {
                 announce(&s)?;

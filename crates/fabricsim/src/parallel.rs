@@ -41,7 +41,8 @@ impl ParallelReport {
     fn of(sim: &mut Partitioned<AnyWorkload>, threads: u32) -> Self {
         let (_, ranks) = sim.rank();
         let mine: Vec<u8> = sim.timing().busy_s.iter().flat_map(|b| b.to_le_bytes()).collect();
-        let busy_s: Vec<f64> = sim.gather(&mine).iter().flat_map(|b| b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))).collect();
+        let busy_s: Vec<f64> =
+            sim.gather(&mine).iter().flat_map(|b| b.chunks_exact(8).map(|c| f64::from_le_bytes(c.try_into().expect("8 bytes")))).collect();
         let t = sim.timing();
         let busy: f64 = busy_s.iter().sum();
         let offered = t.window_s * busy_s.len() as f64;
@@ -121,7 +122,8 @@ pub fn run_ranks(plan: &Plan, net: Box<dyn Transport>, progress: impl FnMut(Time
         return Err(ConfigError::new("jobs", "several jobs cannot be spread over MPI ranks yet: run them in one process").into());
     }
     if plan.job.is_some() {
-        let msg = format!("'{}' cannot be spread over MPI ranks yet (open-loop traffic can): run it in one process", plan.scenario.workload.type_name());
+        let msg =
+            format!("'{}' cannot be spread over MPI ranks yet (open-loop traffic can): run it in one process", plan.scenario.workload.type_name());
         return Err(ConfigError::new("workload.type", msg).into());
     }
     if plan.queues {
@@ -135,13 +137,20 @@ pub fn run_ranks(plan: &Plan, net: Box<dyn Transport>, progress: impl FnMut(Time
 }
 
 /// Run `plan` partitioned into `threads` blocks per process of `net` (checked by the callers).
-fn run_blocks(plan: &Plan, threads: u32, net: Box<dyn Transport>, progress: impl FnMut(Time), started: std::time::Instant) -> Result<(RunReport, PortGraph), Error> {
+fn run_blocks(
+    plan: &Plan,
+    threads: u32,
+    net: Box<dyn Transport>,
+    progress: impl FnMut(Time),
+    started: std::time::Instant,
+) -> Result<(RunReport, PortGraph), Error> {
     let graph = plan.build_graph();
     let ranks = net.ranks() as u32;
     let blocks = Blocks::new(&plan.topology, threads.saturating_mul(ranks), "sim.threads")?;
     let workloads = (0..threads).map(|_| plan.build_workload(Some(&graph))).collect::<Result<Vec<_>, _>>()?;
     let mut workloads = workloads.into_iter();
-    let mut sim = plan.network(graph).build_partitioned_on(blocks.of_router, threads as usize, net, || workloads.next().expect("a workload per block"))?;
+    let mut sim =
+        plan.network(graph).build_partitioned_on(blocks.of_router, threads as usize, net, || workloads.next().expect("a workload per block"))?;
     let outcome = sim.run(plan.limits, progress)?;
     let workload = merged_workloads(&mut sim);
     let counters = sim.port_counters();

@@ -357,7 +357,8 @@ impl<W: Workload + Send> Partitioned<W> {
         let first = self.first as usize;
         let mine = first..first + self.blocks.len();
         let ports = graph.total_ports() as usize;
-        let local: Vec<PortCounters> = (0..ports).map(|p| if mine.contains(&block(p)) { per_block[block(p) - first][p] } else { PortCounters::default() }).collect();
+        let local: Vec<PortCounters> =
+            (0..ports).map(|p| if mine.contains(&block(p)) { per_block[block(p) - first][p] } else { PortCounters::default() }).collect();
         if self.net.ranks() == 1 {
             return local;
         }

@@ -58,7 +58,8 @@ impl Reader<'_> {
 }
 
 fn put_packet(w: &mut Writer, p: &Packet) {
-    let Packet { seq, src, msg, dst, wire_bytes, payload, ready_at, tail, next, q, out, out_vc, prio, armed, hint, uncached, zone, escaped, agent } = *p;
+    let Packet { seq, src, msg, dst, wire_bytes, payload, ready_at, tail, next, q, out, out_vc, prio, armed, hint, uncached, zone, escaped, agent } =
+        *p;
     [seq, src, msg, dst, wire_bytes, payload, next.0, q.0, out].into_iter().for_each(|v| w.u32(v));
     [ready_at, tail].into_iter().for_each(|v| w.u64(v));
     [out_vc, prio, hint, zone].into_iter().for_each(|v| w.u8(v));
@@ -170,8 +171,12 @@ pub(crate) fn put_outcome(w: &mut Writer, o: &Outcome) {
         packets_lost,
     } = o;
     let (peak_packets, peak_messages) = (*peak_packets as u64, *peak_messages as u64);
-    [sim_time.ps(), *events, *packets_injected, *packets_delivered, *bytes_delivered, *messages_delivered, *packet_hops].into_iter().for_each(|v| w.u64(v));
-    [*window_bytes, *window_bytes_first_half, window.ps(), peak_packets, peak_messages, *packets_escaped, *packets_lost].into_iter().for_each(|v| w.u64(v));
+    [sim_time.ps(), *events, *packets_injected, *packets_delivered, *bytes_delivered, *messages_delivered, *packet_hops]
+        .into_iter()
+        .for_each(|v| w.u64(v));
+    [*window_bytes, *window_bytes_first_half, window.ps(), peak_packets, peak_messages, *packets_escaped, *packets_lost]
+        .into_iter()
+        .for_each(|v| w.u64(v));
     w.bool(*drained);
     put_histogram(w, message_latency);
     put_histogram(w, packet_latency);
@@ -180,7 +185,8 @@ pub(crate) fn put_outcome(w: &mut Writer, o: &Outcome) {
 /// The outcome part [`put_outcome`] appended.
 pub(crate) fn get_outcome(r: &mut Reader) -> Outcome {
     let [sim_time, events, packets_injected, packets_delivered, bytes_delivered, messages_delivered, packet_hops] = std::array::from_fn(|_| r.u64());
-    let [window_bytes, window_bytes_first_half, window, peak_packets, peak_messages, packets_escaped, packets_lost] = std::array::from_fn(|_| r.u64());
+    let [window_bytes, window_bytes_first_half, window, peak_packets, peak_messages, packets_escaped, packets_lost] =
+        std::array::from_fn(|_| r.u64());
     let drained = r.bool();
     let (message_latency, packet_latency) = (get_histogram(r), get_histogram(r));
     Outcome {
@@ -225,10 +231,48 @@ mod tests {
 
     #[test]
     fn an_outbox_comes_back_as_it_was_sent() {
-        let p = Packet { seq: 7, src: 3, msg: 11, dst: 9, wire_bytes: 272, payload: 256, ready_at: 1234, tail: 5678, next: PacketId(4), q: InputVcId(21), out: 5, out_vc: 1, prio: 2, armed: true, hint: 3, uncached: true, zone: 4, escaped: true, agent: false };
-        let m = Message { src: 3, dst: 9, bytes: 4096, packetized: 512, delivered: 256, created: 99, tag: 42, next: 17, prio: 2, measured: true, hint: 3, uncached: false, op: 1, engine: 2, pace: 800, route: 1 };
+        let p = Packet {
+            seq: 7,
+            src: 3,
+            msg: 11,
+            dst: 9,
+            wire_bytes: 272,
+            payload: 256,
+            ready_at: 1234,
+            tail: 5678,
+            next: PacketId(4),
+            q: InputVcId(21),
+            out: 5,
+            out_vc: 1,
+            prio: 2,
+            armed: true,
+            hint: 3,
+            uncached: true,
+            zone: 4,
+            escaped: true,
+            agent: false,
+        };
+        let m = Message {
+            src: 3,
+            dst: 9,
+            bytes: 4096,
+            packetized: 512,
+            delivered: 256,
+            created: 99,
+            tag: 42,
+            next: 17,
+            prio: 2,
+            measured: true,
+            hint: 3,
+            uncached: false,
+            op: 1,
+            engine: 2,
+            pace: 800,
+            route: 1,
+        };
         let cp = CutPacket { p, m, origin_msg: 13, ds_q: InputVcId(33), tail: 777, ready: 888, back_to_back: true };
-        let o = Outbox { packets: vec![cp, cp], credits: vec![CutCredit { q: InputVcId(8), bytes: 272, at: 999, silent: true }], frees: vec![5, 6, 7] };
+        let o =
+            Outbox { packets: vec![cp, cp], credits: vec![CutCredit { q: InputVcId(8), bytes: 272, at: 999, silent: true }], frees: vec![5, 6, 7] };
         let mut w = Writer::default();
         put_outbox(&mut w, 1, 2, &o);
         put_outbox(&mut w, 3, 0, &Outbox::default());
