@@ -5,6 +5,7 @@ mod collectives;
 mod golden;
 mod jobs;
 mod queues;
+mod ranks;
 mod run_path;
 mod series_files;
 mod tie_order;
