@@ -13,6 +13,7 @@ use std::process::ExitCode;
 mod allocate;
 mod info;
 mod map;
+mod mpi;
 mod plot;
 mod profile;
 mod progress;
@@ -338,43 +339,52 @@ fn quiet_broken_pipe() {
 fn main() -> ExitCode {
     quiet_broken_pipe();
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(Error::Config(e)) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(Error::Io(e)) => {
-            eprintln!("error: {e}");
-            ExitCode::from(2)
-        }
-        Err(Error::Sim(e)) => {
-            eprintln!("simulation failed: {e}");
-            ExitCode::from(1)
-        }
-        Err(Error::Failed(e)) => {
-            eprintln!("{e}");
-            ExitCode::from(1)
-        }
+    // Under `mpirun` (an MPI build), every rank runs this; rank 0 alone prints.
+    let ranks = if matches!(cli.cmd, Cmd::Run { .. }) { mpi::Ranks::start() } else { mpi::Ranks::alone() };
+    let (code, message) = match run(cli, &ranks) {
+        Ok(()) => return ExitCode::SUCCESS,
+        Err(Error::Config(e)) => (2, format!("error: {e}")),
+        Err(Error::Io(e)) => (2, format!("error: {e}")),
+        Err(Error::Sim(e)) => (1, format!("simulation failed: {e}")),
+        Err(Error::Failed(e)) => (1, e.to_string()),
+    };
+    if ranks.prints() {
+        eprintln!("{message}");
     }
+    ExitCode::from(code)
 }
 
-fn run(cli: Cli) -> Result<(), Error> {
+fn run(cli: Cli, ranks: &mpi::Ranks) -> Result<(), Error> {
     match cli.cmd {
         Cmd::Run { scenario, mut set, threads, json, series, embed_series, perfetto, queues, filter } => {
             set.extend(threads.map(|n| format!("sim.threads={n}")));
             let s = load(&scenario, &set)?;
             let plan = Plan { queues, ..Plan::new(&s)? };
-            check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
-            announce(&s)?;
+            // (Rank 0 alone writes, and checks that it can.)
+            if ranks.prints() {
+                check_outputs(&[("--json", &json), ("--series", &series), ("--perfetto", &perfetto)])?;
+            }
+            if ranks.spread() && (series.is_some() || perfetto.is_some()) {
+                return Err(fabricsim::ConfigError::new(
+                    "mpirun -n",
+                    "time series and traces cannot come from a run over MPI ranks yet: run it in one process",
+                )
+                .into());
+            }
+            if ranks.prints() {
+                announce(&s)?;
+            }
             // Open-loop runs know their horizon (the share done and an estimate of the time
             // left); closed ones run until their work is done (the simulated time).
             let horizon = (!plan.closed).then(|| plan.limits.warmup + plan.limits.measure);
             let mut watch = Watch::new(horizon);
             let progress = |t: fabricsim::Time| watch.tick(t);
             let what = profile::SeriesOut { series: &series, embed: embed_series, perfetto: &perfetto, filter };
-            let (report, embedded) = profile::run(&plan, what, progress)?;
+            let (report, embedded) = if ranks.spread() { (ranks.run(&plan, progress)?, None) } else { profile::run(&plan, what, progress)? };
             watch.finish();
+            if !ranks.prints() {
+                return Ok(());
+            }
             let _ = write!(human(&[&json, &series]), "{}", report.summary());
             if report.packets_delivered == 0 {
                 eprintln!(

@@ -41,6 +41,8 @@ mod legacy_hardware;
 pub mod machine_docs;
 pub mod map;
 pub mod memory;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod parallel;
 pub mod partition;
 pub mod placement;

@@ -148,7 +148,7 @@ pub use format::PacketFormat;
 pub use hardware::{class_routes, gates, multicast, switch_barrier, switch_tree, DawningSwitchParams, DawningUnit, HardwareSpec};
 pub use meter::outcome::{Outcome, RunLimits};
 pub use params::{EngineChoice, NetworkParams};
-pub use partition::Partitioned;
+pub use partition::{InProcess, Partitioned, Transport};
 pub use run::RunState;
 pub use sim::Simulation;
 pub use workload::{Api, Delivered, HwCollective, HwGroup, HwKind, HwOp, Message, Nic, Op, Rank, Workload};

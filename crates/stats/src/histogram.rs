@@ -69,6 +69,24 @@ impl LatencyHistogram {
         self.sum_ps += other.sum_ps;
     }
 
+    /// The recorded values as (a value of each non-empty bucket, its count), and their exact
+    /// sum in ps: what [`LatencyHistogram::from_parts`] rebuilds the histogram from (to send it
+    /// to another process).
+    pub fn parts(&self) -> (Vec<(u64, u64)>, u128) {
+        (self.h.iter_recorded().map(|v| (v.value_iterated_to(), v.count_at_value())).collect(), self.sum_ps)
+    }
+
+    /// The histogram whose [`LatencyHistogram::parts`] are `buckets` and `sum_ps`.
+    pub fn from_parts(buckets: &[(u64, u64)], sum_ps: u128) -> Self {
+        let mut h = Self::new();
+        for &(v, n) in buckets {
+            // Auto-resizing histogram: recording cannot fail for u64 values.
+            let _ = h.h.record_n(v, n);
+        }
+        h.sum_ps = sum_ps;
+        h
+    }
+
     /// Number of values recorded.
     pub fn count(&self) -> u64 {
         self.h.len()

@@ -6,6 +6,7 @@ mod golden;
 mod jobs;
 mod queue_latency;
 mod queues;
+mod ranks;
 mod run_path;
 mod series_files;
 mod tie_order;
