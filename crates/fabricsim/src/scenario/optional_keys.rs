@@ -9,6 +9,11 @@ pub const OPTIONAL_KEYS: &[(&str, &str, &str)] = &[
     ("routing.order", "[\"X\", \"Y\", \"Z\"]", "dimension order (adaptive: of its escape sub-network); unset: axis order"),
     ("routing.zones", "[[\"d0\", \"d1\"], [\"d2\"]]", "(type = \"adaptive\") zone routing: axis sets routed in turn; unset: all axes at once"),
     ("router.class_buffer", "\"128B\"", "input buffer per class VC (class messages are cut to fit); unset: router.buffer"),
+    (
+        "router.flit_size",
+        "\"16B\"",
+        "links multiplex their VCs at this granularity (a higher priority takes a busy link at a flit boundary); unset or \"0B\": whole packets",
+    ),
     ("nic.injection_engines", "4", "engines per node; unset: 1 (fat-tree: one per rail)"),
     ("nic.bandwidth", "\"5GB/s\"", "each engine's path to its router; unset: the link bandwidth"),
     ("nic.host_bandwidth", "\"15GB/s\"", "host-to-NIC bandwidth per node; unset: no limit"),
