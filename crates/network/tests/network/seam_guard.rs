@@ -30,7 +30,7 @@ impl Mix {
         let k = self.posted;
         self.posted += 1;
         let dst = (src.0 + 1 + k.wrapping_mul(2_654_435_761) % (self.n - 1)) % self.n;
-        let class = u8::from(self.class_every > 0 && k % self.class_every == 0);
+        let class = u8::from(self.class_every > 0 && k.is_multiple_of(self.class_every));
         api.send_prio(src, Rank(dst), [64, 256, 700][k as usize % 3], 0, class);
     }
 }
