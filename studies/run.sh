@@ -5,7 +5,8 @@
 #
 # FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
 # switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, about two hours),
-# alltoall8192 (the 16x8x8x8 torus beyond 1 KB, sampled, about an hour).
+# alltoall8192 (the 16x8x8x8 torus beyond 1 KB, sampled, about an hour), alltoallspi (the
+# SPI all-to-all on the midplane, each router mechanism in turn, about 25 minutes).
 # About 20 minutes on one core, most of it the 64 KB all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -88,6 +89,21 @@ if want alltoall8192; then
   routing="$big --set workload.destinations=64 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 64KB
 } > "$out/alltoall-16x8x8x8-sampled.csv"
 fi
+
+# The SPI all-to-all on the midplane (studies/alltoall-bgq-spi.toml) with the preset's router,
+# then each of its mechanisms taken away in turn (about 25 minutes, most of it the 32 KB points).
+want alltoallspi && {
+  echo "$a2a_header"
+  routing="" a2a alltoall-bgq-spi.toml preset 4KB 32KB
+  routing="--set router.transit_ratio=0" a2a alltoall-bgq-spi.toml no_transit_ratio 4KB 32KB
+  routing="--set router.queue_buffer=split" a2a alltoall-bgq-spi.toml split_queue_buffers 4KB
+  routing="--set routing.leave_escape=false" a2a alltoall-bgq-spi.toml stay_on_escape 4KB
+  routing="--set routing.ties=pair" a2a alltoall-bgq-spi.toml ties_by_pair 4KB 32KB
+  routing="--set routing.zones=[[\"A\",\"B\",\"C\",\"D\",\"E\"]]" a2a alltoall-bgq-spi.toml no_zones 4KB
+  routing="--set router.transit_ratio=0 --set router.queue_buffer=split --set routing.leave_escape=false --set routing.ties=pair" \
+    a2a alltoall-bgq-spi.toml session_22_router 4KB 32KB
+  routing="--set workload.chunk=1GB --set workload.window=4 --set nic.interleave=1" a2a alltoall-bgq-spi.toml window_4_whole_messages 4KB 32KB
+} > "$out/alltoall-bgq-spi.csv"
 
 # Saturation (first saturated offered load, peak accepted) of a sweep: file, loads, settings.
 saturation() {

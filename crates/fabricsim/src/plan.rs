@@ -72,6 +72,7 @@ impl Plan {
         };
         let routing = Routing::build(&s.routing, &topology, engines, s.router.vcs)?
             .with_queues(s.router.queues)?
+            .sharing_queue_buffers(s.router.queue_buffer == crate::scenario::QueueBuffer::Shared)
             .with_class_vcs(&topology, s.router.class_vcs)?;
         if let Some(block) = &s.packaging.block {
             match &topology {
@@ -126,6 +127,7 @@ impl Plan {
             engine_choice: n.engine_choice,
             interleave: n.interleave,
             shared_crossbar: s.router.crossbar == crate::scenario::Crossbar::Shared,
+            transit_ratio: s.router.transit_ratio,
             flit_bytes: flit_bytes(s.router.flit_size)?,
             hardware: s.hardware.clone(),
             seed: s.sim.seed,

@@ -8,7 +8,7 @@
 
 use crate::fabric::channel::ChannelTiming;
 use crate::fabric::link;
-use crate::fabric::records::{InputVc, OutPort, Stall};
+use crate::fabric::records::{InputVc, OutPort, Stall, POOL, POOL_SHIFT};
 use crate::fabric::Fabric;
 use crate::meter::Meter;
 use crate::nics::Nics;
@@ -96,7 +96,8 @@ impl<O: Observer> Builder<O> {
         let units = Units::new(&graph, &routing, &params, fat_tree, agents)?;
         let faults = crate::faults::Faults::new(&params.faults, &params.link, &graph, routing.torus(), params.seed)?;
         let mut core = assemble(graph, routing, params, obs, sizes, ports, units);
-        core.fabric.special = faults.is_some();
+        // (Queues sharing a buffer: a packet picks its queue in the special grant.)
+        core.fabric.special = faults.is_some() || core.fabric.queue_followers != 0;
         // Links that can fail: every hop routes at its router, around the links known down.
         core.fabric.detours = faults.as_deref().is_some_and(|f| f.links_can_fail());
         core.fabric.lookahead &= !core.fabric.detours;
@@ -246,6 +247,12 @@ fn ports(graph: &PortGraph, routing: &Routing, params: &NetworkParams, sizes: &S
             let vc = (q % vcs as usize) as u8;
             v.credit.free = if vc < sizes.own { params.buffer_bytes / routing.buffer_share(vc) as u32 } else { sizes.class_buffer };
         }
+        // Queues sharing a buffer: the first holds the credit, the others point back to it.
+        match routing.shared_queue((q % vcs as usize) as u8) {
+            Some(0) => v.flags |= POOL,
+            Some(i) => (v.flags, v.credit.free) = (v.flags | i << POOL_SHIFT, 0),
+            None => {}
+        }
     }
     Ok(Ports { outs, upstream, vcq, timing })
 }
@@ -304,6 +311,7 @@ impl Units {
 /// The network's state, from the checked parts.
 fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkParams, obs: O, sizes: Sizes, ports: Ports, units: Units) -> Core<O> {
     let Ports { outs, upstream, vcq, timing } = ports;
+    let senders = outs.len();
     let vcs = sizes.vcs;
     let tp = graph.total_ports() as usize;
     let vcq_bytes = vcq.len() * std::mem::size_of::<InputVc>();
@@ -334,6 +342,8 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             silent_credits: true,
             class_payload: sizes.class_payload,
             class_vcs: routing.classes().map_or(0, |c| c.count()),
+            transit_run: if params.transit_ratio > 0 { vec![0; senders] } else { Vec::new() },
+            queue_followers: (0..sizes.vcs as u8).filter(|&vc| routing.shared_queue(vc).is_some_and(|i| i > 0)).fold(0, |m, vc| m | 1 << vc),
             slots: link::Slots {
                 size: params.format.max_wire(),
                 class_size: params.format.wire(sizes.class_payload),

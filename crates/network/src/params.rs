@@ -81,6 +81,10 @@ pub struct NetworkParams {
     /// time), instead of one per VC (parallel switching: each VC of a port may send to a
     /// different output at once).
     pub shared_crossbar: bool,
+    /// Grants a router output gives in a row to packets cutting through (from network ports)
+    /// while packets from injection ports of the same priority wait, before it grants one of
+    /// those (Blue Gene/Q programs this ratio); 0: no preference, one round-robin over all.
+    pub transit_ratio: u32,
     /// Flit size of the links' VC multiplexing, bytes (0: a link sends whole packets): a packet
     /// of a higher priority may take a link at the next flit boundary of the lower-priority
     /// packet it is sending (see the network crate's `fabric::flits`).
@@ -147,6 +151,7 @@ impl Default for NetworkParams {
             engine_choice: Default::default(),
             interleave: 1,
             shared_crossbar: false,
+            transit_ratio: 0,
             flit_bytes: 0,
             hardware: Default::default(),
             seed: 1,

@@ -70,6 +70,8 @@ pub struct Adaptive {
     vcs: u8,
     /// Queues per dynamic VC (see [`Adaptive::with_queues`]).
     queues: u8,
+    /// Whether a dynamic VC's queues share its buffer (see [`Adaptive::sharing_buffers`]).
+    shared: bool,
     engines: u32,
     /// Per axis: length, whether it wraps, its + and - ports.
     axes: Vec<Axis>,
@@ -79,6 +81,11 @@ pub struct Adaptive {
     /// Whether a packet with no hop that has room commits to the escape hop (see
     /// [`Adaptive::committing`]).
     commit: bool,
+    /// Whether a packet on the escape sub-network may take adaptive hops again (see
+    /// [`Adaptive::leaving_escape`]).
+    leave_escape: bool,
+    /// Ties split by the source's coordinates (see [`Adaptive::tying_by_source`]).
+    source_ties: bool,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -114,7 +121,21 @@ impl Adaptive {
         let axes = (0..torus.dims())
             .map(|a| Axis { len: torus.shape()[a], wrap: torus.wrap()[a], plus: torus.port_for(a, 1), minus: torus.port_for(a, -1) })
             .collect();
-        Ok(Adaptive { torus, escape_routing, escape, bubble, vcs, queues: 1, engines, axes, zones: Vec::new(), commit: false })
+        Ok(Adaptive {
+            torus,
+            escape_routing,
+            escape,
+            bubble,
+            vcs,
+            queues: 1,
+            shared: false,
+            engines,
+            axes,
+            zones: Vec::new(),
+            commit: false,
+            leave_escape: false,
+            source_ties: false,
+        })
     }
 
     /// Give every dynamic VC `k` queues (Blue Gene/Q's virtual output queuing): each a buffer of
@@ -136,6 +157,57 @@ impl Adaptive {
         Ok(self)
     }
 
+    /// Let the queues of each dynamic VC share the VC's whole buffer (Blue Gene/Q: the sender's
+    /// tokens count the VC's free space, and the receiver files each arriving packet in the
+    /// queue with the fewest packets). Hops then name only the first queue of each dynamic VC
+    /// (the VC as the sender sees it); the network files the packet when it arrives. Without
+    /// it (the default) each queue is a buffer of its own, a `k`-th of the VC's, and the
+    /// sender picks the queue as it picks a VC.
+    pub fn sharing_buffers(mut self, yes: bool) -> Self {
+        self.shared = yes;
+        self
+    }
+
+    /// Whether the queues of a dynamic VC share its buffer (see [`Adaptive::sharing_buffers`]).
+    pub fn shares_buffers(&self) -> bool {
+        self.shared && self.queues > 1
+    }
+
+    /// The dynamic VCs a hop may name: every queue, or with shared buffers the first queue of
+    /// each dynamic VC.
+    #[inline(always)]
+    fn dynamic_vcs(&self) -> std::iter::StepBy<std::ops::Range<u8>> {
+        (self.escape..self.vcs).step_by(if self.shared { self.queues as usize } else { 1 })
+    }
+
+    /// Let a packet that took an escape hop take adaptive hops again from the next router on
+    /// (Blue Gene/Q's dynamic packets with the header's stay-on-bubble bit clear): at every
+    /// hop it is offered its escape hop and its adaptive hops, as before it escaped. Only with
+    /// bubble flow control, whose rings stay free of deadlock whatever enters them (a dateline
+    /// escape would have to be entered afresh, before its dateline, each time); refused
+    /// otherwise, naming `field`.
+    pub fn leaving_escape(mut self, yes: bool, field: &str) -> Result<Self, ConfigError> {
+        if yes && !self.bubble {
+            return Err(ConfigError::new(
+                field,
+                "true needs routing.escape = \"bubble\": a packet may leave and re-enter only a bubble escape sub-network",
+            ));
+        }
+        self.leave_escape = yes;
+        Ok(self)
+    }
+
+    /// Split ties (a destination half an even ring away) by the source's coordinates, as Blue
+    /// Gene/Q's hint bits do: every hop of the packet, adaptive or escape, goes **+** along that
+    /// axis when the source's coordinates sum to an even number, **-** otherwise (see
+    /// [`DimensionOrder::tying_by_source`]). Default: adaptive hops may go either way, escape
+    /// hops split by the pair's parity.
+    pub fn tying_by_source(mut self, yes: bool) -> Self {
+        self.source_ties = yes;
+        self.escape_routing = self.escape_routing.tying_by_source(yes);
+        self
+    }
+
     /// What a packet does when none of its hops has room: by default it waits for room on any
     /// of them (the network layer's business: it takes the first hop that has room);
     /// `committing(true)`: it takes the escape hop at once and waits for that one.
@@ -147,6 +219,11 @@ impl Adaptive {
     /// Whether blocked packets commit to the escape hop (see [`Adaptive::committing`]).
     pub fn commits_when_blocked(&self) -> bool {
         self.commit
+    }
+
+    /// Whether a packet may leave the escape sub-network (see [`Adaptive::leaving_escape`]).
+    pub fn leaves_escape(&self) -> bool {
+        self.leave_escape
     }
 
     /// Queues per dynamic VC.
@@ -267,7 +344,7 @@ impl Adaptive {
         dead: impl Fn(u32) -> bool,
     ) -> bool {
         let arrived = Torus::node_on(router) == hdr.dst;
-        if hdr.escaped || arrived || hdr.zone & DETERMINISTIC != 0 {
+        if (hdr.escaped && !self.leave_escape) || arrived || hdr.zone & DETERMINISTIC != 0 {
             return escape_found;
         }
         let as_escape = !escape_found;
@@ -277,7 +354,7 @@ impl Adaptive {
             && self.torus.port_axis(hdr.hint as u32).is_some()
             && !dead(hdr.hint as u32)
         {
-            for vc in self.escape..self.vcs {
+            for vc in self.dynamic_vcs() {
                 out.push(hdr.hint as u32, vc, as_escape);
             }
             return true;
@@ -290,16 +367,21 @@ impl Adaptive {
             None => pending,
         };
         let mut found = escape_found;
+        // With ties by source: + at a tie when the source's coordinates sum to an even number.
+        let plus_at_tie = !self.source_ties || self.torus.coord_row(hdr.src).iter().map(|&x| x as u32).sum::<u32>() % 2 == 0;
         for (a, ax) in self.axes.iter().enumerate() {
             let (c, t) = (here[a] as u32, there[a] as u32);
             if open & 1 << a == 0 {
                 continue;
             }
-            let (plus, minus) = Self::productive(ax, c, t);
+            let (mut plus, mut minus) = Self::productive(ax, c, t);
+            if plus && minus && self.source_ties {
+                (plus, minus) = (plus_at_tie, !plus_at_tie);
+            }
             for (go, port) in [(plus, ax.plus), (minus && ax.minus != ax.plus, ax.minus)] {
                 if go && !dead(port) {
                     found = true;
-                    for vc in self.escape..self.vcs {
+                    for vc in self.dynamic_vcs() {
                         out.push(port, vc, as_escape);
                     }
                 }

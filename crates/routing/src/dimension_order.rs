@@ -50,6 +50,16 @@ pub struct DimensionOrder {
     /// `moves[step.moves + c * len + t]` (the local port, and [`CROSSES`] if it takes the
     /// wrap-around link), so a hop looks its direction up instead of working it out.
     moves: Vec<u16>,
+    /// Ties split by the source's coordinates alone (see [`DimensionOrder::tying_by_source`]).
+    source_ties: bool,
+}
+
+/// [`DimensionOrder::tie_pair`] with ties by source: `src` the source's packed coordinates,
+/// `c` its coordinate on the tied axis (out of the hop path's way: ties by source are rare).
+#[cold]
+#[inline(never)]
+fn source_pair(src: u64, c: u32) -> u32 {
+    ((src & LOW_BITS).count_ones() + c) & 1
 }
 
 /// `DimensionOrder::moves`: the move takes the ring's wrap-around link.
@@ -153,7 +163,19 @@ impl DimensionOrder {
                 }
             }
         }
-        Ok(DimensionOrder { dateline: needs.is_some(), bubbles: false, torus, order, engines, vcs, port_axis, steps, packed, moves })
+        Ok(DimensionOrder {
+            dateline: needs.is_some(),
+            bubbles: false,
+            torus,
+            order,
+            engines,
+            vcs,
+            port_axis,
+            steps,
+            packed,
+            moves,
+            source_ties: false,
+        })
     }
 
     /// The first axis of `torus` whose ring needs a dateline to route in dimension order
@@ -317,12 +339,12 @@ impl DimensionOrder {
                 let (c, t) = ((here >> (8 * i)) as u8 as u32, (there >> (8 * i)) as u8 as u32);
                 let s = &self.steps[i as usize];
                 if self.moves.is_empty() {
-                    let pair = ((packed[src.index()] ^ there) & LOW_BITS).count_ones() & 1;
+                    let pair = self.tie_pair(((packed[src.index()] ^ there) & LOW_BITS).count_ones(), packed[src.index()], c);
                     return Some(self.step_with(s, c as i32, t as i32, pair, in_port, in_vc));
                 }
                 let m = self.moves[(s.moves + c * s.len as u32 + t) as usize];
                 if m & TIE != 0 {
-                    let pair = ((packed[src.index()] ^ there) & LOW_BITS).count_ones() & 1;
+                    let pair = self.tie_pair(((packed[src.index()] ^ there) & LOW_BITS).count_ones(), packed[src.index()], c);
                     return Some(self.step_with(s, c as i32, t as i32, pair, in_port, in_vc));
                 }
                 return Some(self.leave(s, (m & PORT) as u32, m & CROSSES != 0, in_port, in_vc));
@@ -340,7 +362,8 @@ impl DimensionOrder {
             if pending != 0 {
                 let s = &self.steps[pending.trailing_zeros() as usize];
                 let sum = |row: &[u16]| row.iter().map(|&x| x as u32).sum::<u32>();
-                let pair = (sum(t.coord_row(src)) + sum(there)) & 1;
+                let c = here[s.axis as usize] as u32;
+                let pair = if self.source_ties { (sum(t.coord_row(src)) + c) & 1 } else { (sum(t.coord_row(src)) + sum(there)) & 1 };
                 return Some(self.step_with(s, here[s.axis as usize] as i32, there[s.axis as usize] as i32, pair, in_port, in_vc));
             }
         }
@@ -354,6 +377,29 @@ impl DimensionOrder {
     fn step_with(&self, s: &AxisStep, c: i32, t: i32, pair: u32, in_port: u32, in_vc: u8) -> (u32, bool) {
         let (port, crosses) = Self::direction(s, c, t, pair);
         self.leave(s, port, crosses, in_port, in_vc)
+    }
+
+    /// Split ties by the parity of the source's coordinates alone, as Blue Gene/Q's hint bits
+    /// do: a packet goes **+** at a tie when its source's coordinates sum to an even number,
+    /// **-** otherwise, whatever its destination (the network computes the hint bits at
+    /// injection from the node's own coordinates, and a packet keeps them to its destination).
+    /// Default: by the pair's parity (see the module docs).
+    pub fn tying_by_source(mut self, yes: bool) -> Self {
+        self.source_ties = yes;
+        self
+    }
+
+    /// The `pair` argument of [`direction`](Self::direction) at a tie on coordinate `c`: `xor`
+    /// is the count of the low bits the source's and destination's packed coordinates differ
+    /// in (their sums' parity), `src` the source's packed coordinates. With ties by source,
+    /// `c + pair` must have the parity of the source's coordinate sum.
+    #[inline(always)]
+    fn tie_pair(&self, xor: u32, src: u64, c: u32) -> u32 {
+        if self.source_ties {
+            source_pair(src, c)
+        } else {
+            xor & 1
+        }
     }
 
     /// Both ways from `c` to `t` along step `s` are equally short: half an even ring apart.

@@ -32,6 +32,7 @@ pub use classes::ClassVcs;
 pub use dimension_order::DimensionOrder;
 pub use fat_tree_updown::UpDown;
 pub use selection::Selection;
+pub use spec::Ties;
 pub use spec::{AdaptiveSpec, Blocked, DimensionOrderSpec, RoutingSpec, UpDownSpec};
 
 use fabricsim_core::{ConfigError, NodeId, RouterId};
@@ -73,7 +74,8 @@ pub struct Header {
     /// A routing-class selector (e.g. the zone mask of BG/Q zone routing); 0 by default.
     pub zone: u8,
     /// The packet has taken an escape hop of an adaptive routing and stays on the escape
-    /// sub-network.
+    /// sub-network (unless the routing lets it leave, [`Adaptive::leaving_escape`]: then its
+    /// last hop was an escape hop).
     pub escaped: bool,
 }
 
@@ -252,6 +254,25 @@ impl Routing {
         Ok(self)
     }
 
+    /// With `yes`, the queues of each dynamic VC share the VC's buffer (see
+    /// [`Adaptive::sharing_buffers`]); other routings, or one queue per VC: unchanged.
+    pub fn sharing_queue_buffers(mut self, yes: bool) -> Routing {
+        if let Kind::Adaptive(a) = self.kind {
+            self.kind = Kind::Adaptive(a.sharing_buffers(yes));
+        }
+        self
+    }
+
+    /// Where VC `vc` sits in the queues of a dynamic VC that share its buffer: `Some(0)` for
+    /// the first (the one hops name, whose credit is the whole buffer's), `Some(i)` for the
+    /// `i`-th after it; `None` for a VC that is not a queue sharing a buffer.
+    pub fn shared_queue(&self, vc: u8) -> Option<u8> {
+        match &self.kind {
+            Kind::Adaptive(a) if a.shares_buffers() && vc >= a.escape_vcs() && vc < a.vcs() => Some((vc - a.escape_vcs()) % a.queues()),
+            _ => None,
+        }
+    }
+
     /// Adaptive routing: blocked packets commit to the escape hop (see
     /// [`Adaptive::committing`]); other routings: unchanged.
     pub fn committing(mut self, yes: bool) -> Routing {
@@ -261,17 +282,24 @@ impl Routing {
         self
     }
 
+    /// Whether a packet that took an escape hop may take adaptive hops again (see
+    /// [`Adaptive::leaving_escape`]).
+    pub fn leaves_escape(&self) -> bool {
+        matches!(&self.kind, Kind::Adaptive(a) if a.leaves_escape())
+    }
+
     /// Whether a packet with no hop that has room waits for room on any of its hops (adaptive
     /// routing, unless committing).
     pub fn waits_when_blocked(&self) -> bool {
         matches!(&self.kind, Kind::Adaptive(a) if !a.commits_when_blocked())
     }
 
-    /// The buffer share of VC `vc`: 1, or `k` for the `k` queues of a dynamic VC (each holds a
-    /// `k`-th of the VC's buffer).
+    /// The buffer share of VC `vc`: 1, or `k` for the `k` queues of a dynamic VC that split
+    /// its buffer (each holds a `k`-th of it; queues that share it: 1, see
+    /// [`Routing::shared_queue`]).
     pub fn buffer_share(&self, vc: u8) -> u8 {
         match &self.kind {
-            Kind::Adaptive(a) if vc >= a.escape_vcs() && vc < a.vcs() => a.queues(),
+            Kind::Adaptive(a) if !a.shares_buffers() && vc >= a.escape_vcs() && vc < a.vcs() => a.queues(),
             _ => 1,
         }
     }

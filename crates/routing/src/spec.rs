@@ -37,6 +37,23 @@ pub struct DimensionOrderSpec {
     /// Choice among candidate hops (equivalent VCs, reception engines): `"credit"` (default:
     /// a free output, then the most credit), `"first"` or `"random"`.
     pub selection: Selection,
+    /// How a packet half an even ring away goes: `"pair"` (default: by the parity of the
+    /// source's and destination's coordinates) or `"source"` (Blue Gene/Q's hint bits: by the
+    /// source's coordinates alone, + when they sum to an even number).
+    pub ties: Ties,
+}
+
+/// `[routing] ties`: which way a packet goes when both ways round a ring are equally short.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Ties {
+    /// Deterministic hops by the parity of the source's and destination's coordinate sums;
+    /// adaptive hops may go either way.
+    #[default]
+    Pair,
+    /// Every hop by the parity of the source's coordinate sum (+ when even), as Blue Gene/Q's
+    /// hint bits, which the network computes at injection and the packet keeps.
+    Source,
 }
 
 /// `type = "adaptive"`: minimal adaptive routing on a torus or mesh, deadlock-free by an escape
@@ -61,6 +78,13 @@ pub struct AdaptiveSpec {
     /// any of them and takes the first that has it; `"escape"` takes the escape hop at once
     /// and waits for it (deterministic from there).
     pub blocked: Blocked,
+    /// Whether a packet that took an escape hop may take adaptive hops again from the next
+    /// router (Blue Gene/Q's stay-on-bubble bit clear); needs `escape = "bubble"`. Default
+    /// false: it stays on the escape sub-network to its destination.
+    pub leave_escape: bool,
+    /// Ties, as for dimension order: `"pair"` (default: adaptive hops may go either way) or
+    /// `"source"` (every hop by the source's coordinates: Blue Gene/Q's hint bits).
+    pub ties: Ties,
 }
 
 /// What a blocked adaptive packet does (`[routing] blocked`).
@@ -115,10 +139,15 @@ impl Routing {
             return Err(ConfigError::new("router.vcs", format!("{vcs} must be between 1 and 8")));
         }
         match (spec, topo) {
-            (RoutingSpec::DimensionOrder(d), Topology::Torus(t)) => Ok(DimensionOrder::new(t.clone(), d.order.as_deref(), engines, vcs)?.into()),
+            (RoutingSpec::DimensionOrder(d), Topology::Torus(t)) => {
+                Ok(DimensionOrder::new(t.clone(), d.order.as_deref(), engines, vcs)?.tying_by_source(d.ties == Ties::Source).into())
+            }
             (RoutingSpec::Adaptive(a), Topology::Torus(t)) => {
                 let table: Vec<Vec<Vec<String>>> = a.zones.iter().cloned().collect();
-                let adaptive = Adaptive::new(t.clone(), a.order.as_deref(), engines, vcs, a.escape)?.with_zones(&table, "routing.zones")?;
+                let adaptive = Adaptive::new(t.clone(), a.order.as_deref(), engines, vcs, a.escape)?
+                    .with_zones(&table, "routing.zones")?
+                    .leaving_escape(a.leave_escape, "routing.leave_escape")?
+                    .tying_by_source(a.ties == Ties::Source);
                 Ok(Routing::from(adaptive).committing(a.blocked == Blocked::Escape))
             }
             (RoutingSpec::UpDown(u), Topology::FatTree(f)) => Ok(UpDown::new(f.clone(), vcs).with_up_port(u.up_port).into()),

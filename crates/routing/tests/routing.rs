@@ -412,3 +412,67 @@ fn zone_routing_finishes_one_zone_before_the_next_and_deterministic_packets_take
         assert!(e.to_string().starts_with("routing.zones"), "{e}");
     }
 }
+
+#[test]
+fn ties_by_source_send_every_hop_the_way_the_source_parity_says() {
+    // On a 4x4x2 torus, wherever a packet is half a ring from its destination along an axis,
+    // its hops along that axis (adaptive and escape alike) go + when its source's coordinates
+    // sum to an even number, - otherwise, whatever the router and the destination; by default
+    // the adaptive hops go both ways. Dimension order gives the same with packed coordinates
+    // and coordinate rows.
+    let shape = vec![4, 4, 2];
+    let t = Torus::new(shape.clone(), Some(vec![true; 3]), None).unwrap();
+    let nic = t.net_ports();
+    let build = |source: bool| {
+        let a = fabricsim_routing::Adaptive::new(t.clone(), None, 1, 2, fabricsim_routing::adaptive::Escape::Bubble).unwrap();
+        Routing::from(a.tying_by_source(source))
+    };
+    let (by_source, by_pair) = (build(true), build(false));
+    let packed = DimensionOrder::new(t.clone(), None, 1, 2).unwrap().tying_by_source(true);
+    let (rows, packed) = (Routing::from(packed.clone().without_packed_coordinates()), Routing::from(packed));
+    let (mut c, mut d) = (Candidates::default(), Candidates::default());
+    let (mut ties, mut both_ways) = (0, 0);
+    for router in 0..t.nodes() {
+        for dst in 0..t.nodes() {
+            for src in [0, 1, 5, 6] {
+                let (router, dst, src) = (RouterId(router), NodeId(dst), NodeId(src));
+                let even = t.coords(src).iter().sum::<u32>() % 2 == 0;
+                let (here, there) = (t.coords(NodeId(router.0)), t.coords(dst));
+                by_source.route(router, nic, 0, &Header::new(src, dst), &mut c);
+                by_pair.route(router, nic, 0, &Header::new(src, dst), &mut d);
+                for a in 0..3 {
+                    let tie = (here[a] + shape[a] - there[a]) % shape[a] == shape[a] / 2;
+                    let (plus, minus) = (t.port_for(a, 1), t.port_for(a, -1));
+                    let on = |cs: &Candidates, p: u32| cs.as_slice().iter().any(|h| h.port == p);
+                    if tie {
+                        ties += 1;
+                        assert_eq!((on(&c, plus), on(&c, minus)), (even, !even), "{router:?}->{dst:?} from {src:?}, axis {a}");
+                        both_ways += (on(&d, plus) && on(&d, minus)) as u32;
+                    }
+                }
+                packed.route(router, nic, 0, &Header::new(src, dst), &mut c);
+                rows.route(router, nic, 0, &Header::new(src, dst), &mut d);
+                assert_eq!(c.as_slice(), d.as_slice(), "{router:?}->{dst:?} from {src:?}");
+            }
+        }
+    }
+    assert!(ties > 100 && both_ways > 100, "{ties} ties, {both_ways} offered both ways by default");
+}
+
+#[test]
+fn a_packet_may_leave_a_bubble_escape_only_when_asked_to() {
+    // A packet that took an escape hop is offered its adaptive hops again only with
+    // `leaving_escape(true)`, which a dateline escape refuses by name.
+    let t = Torus::new(vec![4, 4], Some(vec![true; 2]), None).unwrap();
+    let bubble = || fabricsim_routing::Adaptive::new(t.clone(), None, 1, 2, fabricsim_routing::adaptive::Escape::Bubble).unwrap();
+    let hdr = Header { escaped: true, ..Header::new(NodeId(0), NodeId(5)) };
+    let mut c = Candidates::default();
+    for (leave, hops) in [(false, 1), (true, 3)] {
+        let r = Routing::from(bubble().leaving_escape(leave, "routing.leave_escape").unwrap());
+        r.route(RouterId(0), 0, 0, &hdr, &mut c);
+        assert_eq!(c.as_slice().len(), hops, "leave {leave}: {:?}", c.as_slice());
+    }
+    let dateline = fabricsim_routing::Adaptive::new(t.clone(), None, 1, 3, Default::default()).unwrap();
+    let e = dateline.leaving_escape(true, "routing.leave_escape").unwrap_err();
+    assert_eq!(e.field, "routing.leave_escape");
+}

@@ -15,7 +15,7 @@ pub use fabricsim_network::faults::{FaultSpec, LinkSpec, Protection};
 pub use fabricsim_network::EngineChoice;
 pub use fabricsim_network::{DawningSwitchParams, DawningUnit, HardwareSpec};
 pub use fabricsim_routing::adaptive::Escape;
-pub use fabricsim_routing::{AdaptiveSpec, Blocked, DimensionOrderSpec, RoutingSpec, Selection, UpDownSpec};
+pub use fabricsim_routing::{AdaptiveSpec, Blocked, DimensionOrderSpec, RoutingSpec, Selection, Ties, UpDownSpec};
 use serde::{Deserialize, Serialize};
 
 mod nic;
@@ -29,7 +29,7 @@ pub use nic::{Cmg, DataSource, NicSpec};
 pub use optional_keys::OPTIONAL_KEYS;
 pub use packaging::PackagingSpec;
 pub use packet::PacketSpec;
-pub use router::{Crossbar, RouterSpec};
+pub use router::{Crossbar, QueueBuffer, RouterSpec};
 pub use sim::{SimSpec, TieOrder};
 pub use topology::{FatTreeSpec, TopologySpec, TorusSpec};
 

@@ -28,11 +28,30 @@ pub struct RouterSpec {
     /// a `queues`-th of the VC's buffer, and an arriving packet takes the one with most room.
     /// Default 1.
     pub queues: u8,
+    /// How the queues of a dynamic VC hold its buffer: `"split"` (default: each a
+    /// `queues`-th, and the sender picks the queue as it picks a VC, by most room) or
+    /// `"shared"` (Blue Gene/Q: one buffer, the sender's credit counts the VC's free space,
+    /// and the receiver files each arriving packet in the queue with the fewest packets).
+    pub queue_buffer: QueueBuffer,
+    /// Grants a router output gives in a row to packets cutting through while packets waiting
+    /// at injection ports (of the same priority) wait, before it grants one of those: Blue
+    /// Gene/Q's programmable ratio of receiver to injection grants. Default 0: no preference
+    /// (one round-robin over every requester).
+    pub transit_ratio: u32,
     /// Flit size at which a link multiplexes its VCs: a packet of a higher priority class (or
     /// a switch's own barrier packet) takes the link at the next flit boundary of a
     /// lower-priority packet under way, which resumes after it. Default: none (or `"0B"`), a
     /// link sends whole packets.
     pub flit_size: Option<Bytes>,
+}
+
+/// `router.queue_buffer`.
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueBuffer {
+    #[default]
+    Split,
+    Shared,
 }
 
 /// `router.crossbar`.
@@ -54,6 +73,8 @@ impl Default for RouterSpec {
             class_buffer: None,
             crossbar: Crossbar::PerVc,
             queues: 1,
+            queue_buffer: QueueBuffer::Split,
+            transit_ratio: 0,
             flit_size: None,
         }
     }

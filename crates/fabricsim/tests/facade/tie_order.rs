@@ -116,6 +116,9 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
         ("sim.duration", "2us"),
     ];
     assert_tie_order_free("saturated adaptive tornado, bubble escape, 3 queues", &with(&base, adaptive));
+    let bgq =
+        [("router.queue_buffer", "\"shared\""), ("routing.leave_escape", "true"), ("routing.ties", "\"source\""), ("router.transit_ratio", "4")];
+    assert_tie_order_free("the same with shared queue buffers, leaving the escape VC, transit ratio", &with(&with(&base, adaptive), &bgq));
     let a2a = Scenario::from_file(&root().join("examples/all-to-all.toml")).unwrap();
     assert_tie_order_free("all-to-all, window 8, 2 engines", &with(&a2a, &[("workload.window", "8"), ("nic.injection_engines", "2")]));
     // The cores' costs: software per post and polling per completion, one at a time per rank.

@@ -4,7 +4,7 @@
 //! record (see [`crate::fabric::records`]). A partitioned run puts a partition boundary exactly here:
 //! both become messages that take effect a link latency later, and nothing else crosses.
 
-use crate::fabric::records::{credit_seen, InputVc, InputVcId, NO_RETURN};
+use crate::fabric::records::{credit_seen, InputVc, InputVcId, NO_RETURN, POOL};
 use crate::packet::{Packet, PacketId};
 use crate::sim::{lane, Core, Ev};
 use fabricsim_core::Time;
@@ -12,7 +12,8 @@ use fabricsim_engine::EventQueue;
 use fabricsim_stats::Observer;
 
 /// Packet `pkt` (already off its input VC; `charge`: the credit it takes there) crosses a link into input VC
-/// `ds_q` of the next router: its tail arrives at `tail`, its head is through that router's
+/// `ds_q` of the next router (and joins `join`: `ds_q`, or a queue of `ds_q`'s shared buffer,
+/// see [`pool_queue`]): its tail arrives at `tail`, its head is through that router's
 /// pipeline at `ready`. `back_to_back`: the sending output started it the instant its previous
 /// transmission ended.
 ///
@@ -31,13 +32,25 @@ pub(crate) fn forward(
     queue: &mut EventQueue<Ev>,
     pkt: PacketId,
     ds_q: InputVcId,
+    join: InputVcId,
     charge: u32,
     tail: u64,
     ready: u64,
     back_to_back: bool,
 ) {
     vcq[ds_q.index()].credit.free -= charge;
-    arrive(crossings, vcq, packets, queue, pkt, ds_q, tail, ready, back_to_back);
+    arrive(crossings, vcq, packets, queue, pkt, join, tail, ready, back_to_back);
+}
+
+/// The input VC a packet sent to input VC `q` joins: `q`, or if `q` is the first queue of a
+/// shared buffer ([`POOL`]), the queue of that buffer with the fewest packets.
+#[inline(always)]
+pub(crate) fn pool_queue(vcq: &[InputVc], packets: &[Packet], q: InputVcId) -> InputVcId {
+    if vcq[q.index()].flags & POOL != 0 {
+        fewest_packets(vcq, packets, q)
+    } else {
+        q
+    }
 }
 
 /// The downstream half of [`forward`]: packet `pkt` joins input VC `ds_q` (the sender has
@@ -74,6 +87,37 @@ pub(crate) fn arrive(
     }
 }
 
+/// The queue a packet sent to the shared buffer whose first queue is `first` is filed in: the
+/// one holding the fewest packets (waiting, or still being sent on), the first of equals.
+/// Packets join and leave a queue only as they arrive and as their tails leave (a grant takes
+/// the head off the list but leaves the queue busy, which counts it), and an instant's
+/// departures all come before its arrivals (the releases are events, arrivals come from the
+/// instant's arbitration, or from its last event), so the choice does not depend on the order
+/// of same-instant events.
+#[cold]
+#[inline(never)]
+pub(crate) fn fewest_packets(vcq: &[InputVc], packets: &[Packet], first: InputVcId) -> InputVcId {
+    let mut best = (u32::MAX, first);
+    let mut q = first.0;
+    loop {
+        let v = &vcq[q as usize];
+        let mut n = v.busy() as u32;
+        let mut p = v.head;
+        while p != PacketId::NIL && n < best.0 {
+            n += 1;
+            p = packets[p.index()].next;
+        }
+        if n < best.0 {
+            best = (n, InputVcId(q));
+        }
+        q += 1;
+        match vcq.get(q as usize) {
+            Some(next) if next.pool_offset() == q - first.0 => {}
+            _ => return best.1,
+        }
+    }
+}
+
 /// Packet `pkt`'s tail, on its way over a link into input VC `ds_q`, arrives later, at
 /// `tail` (its transmission was suspended for a packet of a higher priority, see
 /// `crate::fabric::flits`): where the packet still waits in that VC, its record says so. (Where
@@ -100,6 +144,8 @@ impl<O: Observer> Core<O> {
     /// read (see `records.rs`).
     #[inline(always)]
     pub(crate) fn return_credit(&mut self, q: InputVcId, bytes: u32, now: u64, silent: bool) {
+        // A queue of a shared buffer frees the buffer's space: its first queue holds the credit.
+        let q = if self.fabric.queue_followers != 0 { InputVcId(q.0 - self.fabric.vcq[q.index()].pool_offset()) } else { q };
         if self.cut_credit(q, bytes, now, silent) {
             return;
         }
@@ -217,5 +263,72 @@ pub(crate) fn slot_charge(slots: Slots, vc: u8, size: u32) -> u32 {
         slots.of(vc)
     } else {
         size
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fewest_packets;
+    use crate::fabric::records::{InputVc, InputVcId, BUSY, POOL, POOL_SHIFT};
+    use crate::packet::{Packet, PacketId};
+
+    /// Input VCs 0-4 of a port: VC 0 alone, VCs 1-3 the queues of one shared buffer, VC 4 alone;
+    /// `lens[q]` packets queued in VC `q`, `busy[q]`: its head is being sent on.
+    fn port(lens: [u32; 5], busy: [bool; 5]) -> (Vec<InputVc>, Vec<Packet>) {
+        let mut packets: Vec<Packet> = Vec::new();
+        let vcq = (0..5)
+            .map(|q| {
+                let mut v = InputVc { flags: if busy[q] { BUSY } else { 0 }, ..InputVc::default() };
+                v.flags |= match q {
+                    1 => POOL,
+                    2 | 3 => ((q - 1) as u8) << POOL_SHIFT,
+                    _ => 0,
+                };
+                for _ in 0..lens[q] {
+                    let id = PacketId(packets.len() as u32);
+                    packets.push(Packet {
+                        seq: 0,
+                        src: 0,
+                        msg: 0,
+                        dst: 0,
+                        wire_bytes: 256,
+                        payload: 256,
+                        ready_at: 0,
+                        tail: 0,
+                        next: PacketId::NIL,
+                        q: InputVcId(q as u32),
+                        out: 0,
+                        out_vc: 0,
+                        prio: 0,
+                        armed: false,
+                        hint: 0,
+                        uncached: false,
+                        zone: 0,
+                        escaped: false,
+                        agent: false,
+                    });
+                    if v.head == PacketId::NIL {
+                        v.head = id;
+                    } else {
+                        packets[v.tail.index()].next = id;
+                    }
+                    v.tail = id;
+                }
+                v
+            })
+            .collect();
+        (vcq, packets)
+    }
+
+    #[test]
+    fn a_packet_joins_the_queue_of_its_shared_buffer_with_fewest_packets() {
+        let pick = |lens, busy| {
+            let (vcq, packets) = port(lens, busy);
+            fewest_packets(&vcq, &packets, InputVcId(1)).0
+        };
+        assert_eq!(pick([0, 2, 0, 1, 0], [false; 5]), 2, "the emptiest queue, not the VCs around the buffer");
+        assert_eq!(pick([0, 1, 1, 1, 9], [false; 5]), 1, "equals: the first");
+        assert_eq!(pick([0, 1, 1, 2, 0], [false, false, true, false, false]), 1, "a packet still leaving counts");
+        assert_eq!(pick([5, 3, 2, 0, 0], [false; 5]), 3, "the last queue of the buffer");
     }
 }

@@ -64,6 +64,12 @@ pub(crate) struct Fabric {
     /// own: the buffer then holds whole slots, and the free space of a ring cannot fragment into
     /// pieces too small for the packets waiting to move. Other VCs charge packets their size.
     pub(crate) slots: link::Slots,
+    /// With a transit ratio (`NetworkParams::transit_ratio`), per sender: the grants in a row
+    /// it gave packets cutting through while injection requests waited. Empty without.
+    pub(crate) transit_run: Vec<u32>,
+    /// One bit per VC that is a queue after the first of a shared buffer (see
+    /// `records::POOL`): injection names the first queue only, as hops do.
+    pub(crate) queue_followers: u8,
     /// Largest payload of a packet on a class VC (its buffer may be smaller than others).
     pub(crate) class_payload: u32,
     /// Dedicated class VCs (see `fabricsim_routing::classes`): messages of a priority class

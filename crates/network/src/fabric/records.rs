@@ -141,6 +141,14 @@ pub(crate) fn counters(o: &OutPort, s: &Stall) -> PortCounters {
 
 /// `InputVc::flags`: the head packet is being sent (the VC's next packet must wait).
 pub(crate) const BUSY: u8 = 1;
+/// `InputVc::flags`: the first of the queues of a dynamic VC that share its buffer (Blue
+/// Gene/Q's virtual output queuing; `fabricsim_routing::Routing::shared_queue`): hops name it,
+/// its credit is the whole buffer's, and a packet sent to it is filed in the queue with the
+/// fewest packets ([`crate::fabric::link::arrive`]).
+pub(crate) const POOL: u8 = 2;
+/// `InputVc::flags`, bits 5-7: for a queue after the first of a shared buffer, how many VCs
+/// before it the first is (its freed space goes back to the first's credit). 0 elsewhere.
+pub(crate) const POOL_SHIFT: u8 = 5;
 /// `InputVc::flags`: the head's request is a bubble hop (it needs room for one more packet).
 pub(crate) const BUBBLE: u8 = 4;
 /// `InputVc::flags`: the head's request is an adaptive hop (it chooses again rather than wait
@@ -170,7 +178,8 @@ pub(crate) struct InputVc {
     /// VC the head asked for on its output.
     pub out_vc: u8,
     pub prio: u8,
-    /// [`BUSY`], [`BUBBLE`], [`ADAPTIVE`], [`FROM_OTHER_BLOCK`].
+    /// [`BUSY`], [`POOL`], [`BUBBLE`], [`ADAPTIVE`], [`FROM_OTHER_BLOCK`], and the queue's
+    /// place in a shared buffer (bits [`POOL_SHIFT`] and up).
     pub flags: u8,
     /// Channel class of the sender feeding this VC (its credits travel back with that
     /// class's credit latency).
@@ -200,6 +209,13 @@ impl InputVc {
     #[inline]
     pub(crate) fn busy(&self) -> bool {
         self.flags & BUSY != 0
+    }
+
+    /// How many VCs before this one the first queue of its shared buffer is (0: it is the
+    /// first, or shares nothing).
+    #[inline(always)]
+    pub(crate) fn pool_offset(&self) -> u32 {
+        (self.flags >> POOL_SHIFT) as u32
     }
 
     /// Credit the head's request needs downstream: what it is charged there (its size, or a

@@ -153,7 +153,10 @@ impl<O: Observer> Core<O> {
         }
         let out = base + h.port;
         // (An ejection is the escape routing's hop too: it does not count as escaping.)
-        let escaped = hdr.escaped || (h.escape && self.routing.is_adaptive() && self.fabric.outs[out as usize].class != channel::TERMINAL);
+        // (A packet that may leave the escape sub-network is on it while its last hop was.)
+        let terminal = self.fabric.outs[out as usize].class == channel::TERMINAL;
+        let on_escape = h.escape && self.routing.is_adaptive() && !terminal;
+        let escaped = if terminal || !self.routing.leaves_escape() { hdr.escaped || on_escape } else { on_escape };
         let p = self.packets.get_mut(pkt);
         (p.out, p.out_vc, p.escaped) = (out, h.vc, escaped);
         let kind = if h.bubble { BUBBLE } else { 0 } | if !h.escape && self.routing.is_adaptive() { ADAPTIVE } else { 0 };
@@ -180,6 +183,9 @@ impl<O: Observer> Core<O> {
         for _ in 0..n {
             let vc = vcs.start + i as u8;
             i = if i + 1 == n { 0 } else { i + 1 };
+            if self.fabric.queue_followers >> vc & 1 != 0 {
+                continue; // a queue of a shared buffer: its first queue stands for it
+            }
             let cred = self.credit(engine, vc);
             if cred >= self.charge(vc, wire) && best.is_none_or(|(c, _)| by_credit && cred > c) {
                 best = Some((cred, vc));
@@ -273,8 +279,11 @@ impl<O: Observer> Core<O> {
         let seen = credit_seen(&self.queue);
         let o = &self.fabric.outs[out as usize];
         let (qbase, terminal, rr, ds_base) = (o.qbase, o.class == channel::TERMINAL, o.rr, o.peer.wrapping_mul(self.fabric.vcs));
-        // Highest priority class first, round-robin after the last grant within it.
+        // Highest priority class first, round-robin after the last grant within it. With a
+        // transit ratio, requests from injection ports are ranked apart (`best_inj`).
         let mut best: Option<(u8, u32)> = None;
+        let mut best_inj: Option<(u8, u32)> = None;
+        let ratio = !self.fabric.transit_run.is_empty();
         // Requesters with credit that wait for their port's shared crossbar input.
         let mut held = 0u128;
         let start = (rr as u32 + 1) % 128;
@@ -302,9 +311,14 @@ impl<O: Observer> Core<O> {
                     continue;
                 }
             }
-            if best.is_none_or(|(bp, _)| p.prio > bp) {
-                best = Some((p.prio, bit));
+            let slot =
+                if ratio && self.graph.kind[self.fabric.vcs_div.div(qbase + bit) as usize] == PortKind::Terminal { &mut best_inj } else { &mut best };
+            if slot.is_none_or(|(bp, _)| p.prio > bp) {
+                *slot = Some((p.prio, bit));
             }
+        }
+        if ratio {
+            best = self.transit_or_injection(out, best, best_inj);
         }
         match best {
             Some((_, bit)) => self.grant(out, bit, InputVcId(qbase + bit)),
@@ -335,6 +349,28 @@ impl<O: Observer> Core<O> {
                     self.fabric.stall[out as usize].since = now;
                 }
             }
+        }
+    }
+
+    /// With a transit ratio `r` (`NetworkParams::transit_ratio`): output `out`'s choice between
+    /// its best request from a network port (`transit`) and its best from an injection port
+    /// (`inject`), each `(priority, bit)`. A higher priority wins; at equal priorities a
+    /// transit request wins `r` grants in a row while injection requests wait, then an
+    /// injection request wins one (Blue Gene/Q's programmable ratio of grants to packets
+    /// cutting through to grants to injection FIFOs).
+    #[inline(never)]
+    fn transit_or_injection(&mut self, out: u32, transit: Option<(u8, u32)>, inject: Option<(u8, u32)>) -> Option<(u8, u32)> {
+        let (Some(t), Some(i)) = (transit, inject) else { return transit.or(inject) };
+        if t.0 != i.0 {
+            return Some(if t.0 > i.0 { t } else { i });
+        }
+        let run = &mut self.fabric.transit_run[out as usize];
+        if *run < self.p.transit_ratio {
+            *run += 1;
+            Some(t)
+        } else {
+            *run = 0;
+            Some(i)
         }
     }
 
@@ -497,7 +533,9 @@ impl<O: Observer> Core<O> {
                 queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
                 return self.cut_send(out, pkt, ds_q, finish + lat, ready, b2b);
             }
-            link::forward(crossings, vcq, packets, queue, pkt, ds_q, charge, finish + lat, ready, b2b);
+            // (Queues sharing a buffer make a run special: the packet picks its queue there.)
+            let join = if SPECIAL { link::pool_queue(vcq, packets, ds_q) } else { ds_q };
+            link::forward(crossings, vcq, packets, queue, pkt, ds_q, join, charge, finish + lat, ready, b2b);
         }
         queue.schedule_on(lane::OUT_FREE, Time(finish), Ev::OutFree { out, bit: bit as u8 });
         if SPECIAL && lost {

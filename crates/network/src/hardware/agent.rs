@@ -157,6 +157,7 @@ impl<O: Observer> Core<O> {
                 &mut self.queue,
                 pkt,
                 ds_q,
+                ds_q,
                 charge,
                 finish + lat,
                 ready,

@@ -2,6 +2,7 @@
 //! the router by the node's injection engines.
 
 use crate::fabric::channel;
+use crate::fabric::link::pool_queue;
 use crate::fabric::records::InputVcId;
 use crate::packet::{hardware_op, GetState, Message, Packet, PacketId, ANY_ENGINE, CLASS_CHUNK, GET_REQUEST, GET_RESPONSE, NIL, NO_HINT, PUT};
 use crate::params::EngineChoice;
@@ -429,7 +430,9 @@ impl<O: Observer> Core<O> {
         let ready = start + lat + self.p.terminal_router_delay.ps();
         // Behind a queued packet the head-ready event would find nothing to do: the release of
         // the packet ahead will see to this one (see `Core::grant`).
-        let first = self.fabric.vcq[q.index()].tail == PacketId::NIL;
+        // The queue it joins: `q`, or the one of `q`'s shared buffer with the fewest packets.
+        let join = if self.fabric.queue_followers != 0 { pool_queue(&self.fabric.vcq, self.packets.slots(), q) } else { q };
+        let first = self.fabric.vcq[join.index()].tail == PacketId::NIL;
         let pkt = self.packets.insert(Packet {
             seq,
             src: node,
@@ -441,7 +444,7 @@ impl<O: Observer> Core<O> {
             armed: first,
             tail: start + lat + ser,
             next: PacketId::NIL,
-            q,
+            q: join,
             out,
             out_vc,
             prio: msg.prio,
@@ -451,7 +454,7 @@ impl<O: Observer> Core<O> {
             escaped: false,
             agent: msg.op == CLASS_CHUNK,
         });
-        self.push_q(q, pkt);
+        self.push_q(join, pkt);
         self.obs.on_inject(Time(start), NodeId(node), wire);
         self.fabric.vcq[q.index()].credit.free -= self.charge(vc as u8, wire);
         let free_at = self.hold_engine(ps, qi, start, start + ser, wire, msg.pace);

@@ -152,7 +152,8 @@ impl<O: Observer> Core<O> {
         };
         let pkt = self.packets.insert(p);
         let (vcq, packets) = (&mut self.fabric.vcq[..], self.packets.slots_mut());
-        link::arrive(&mut self.fabric.crossings, vcq, packets, &mut self.queue, pkt, cp.ds_q, cp.tail, cp.ready, cp.back_to_back);
+        let join = link::pool_queue(vcq, packets, cp.ds_q);
+        link::arrive(&mut self.fabric.crossings, vcq, packets, &mut self.queue, pkt, join, cp.tail, cp.ready, cp.back_to_back);
     }
 
     /// Whether input VC `q`'s sender is in another block (flagged in the VC's record, which a

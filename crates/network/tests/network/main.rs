@@ -18,3 +18,4 @@ mod routing_classes;
 mod seam_guard;
 mod stepping;
 mod switch_barrier;
+mod transit_ratio;

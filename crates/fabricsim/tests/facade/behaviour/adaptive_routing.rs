@@ -14,6 +14,17 @@ fn adaptive_routing_survives_saturation_without_deadlock_and_loses_nothing() {
     }
     // Virtual output queues: the dynamic VC split in three.
     saturate_adaptive(&["routing.escape=bubble", "router.vcs=2", "router.queues=3", "router.buffer=6KiB"]);
+    // Blue Gene/Q's router: the queues share the dynamic VC's buffer, packets leave the escape
+    // VC again, ties go by the source's parity, cut-through traffic wins 4 grants in 5.
+    saturate_adaptive(&[
+        "routing.escape=bubble",
+        "router.vcs=2",
+        "router.queues=3",
+        "router.queue_buffer=shared",
+        "routing.leave_escape=true",
+        "routing.ties=source",
+        "router.transit_ratio=4",
+    ]);
 }
 
 fn saturate_adaptive(escape: &[&str]) {
@@ -45,14 +56,20 @@ fn saturate_adaptive(escape: &[&str]) {
 
 #[test]
 fn blocked_adaptive_packets_wait_for_any_hop_rather_than_commit_to_the_escape_one() {
-    // An all-to-all on an asymmetric 4D torus (8x4x2x2) with the Blue Gene/Q router: its long
-    // axis saturates, and packets often find no dynamic queue with room. Waiting for whichever
-    // hop has room first keeps more of them on the dynamic VC than taking the escape hop at
-    // once (where they stay, deterministic to their destination), and the exchange is faster.
+    // An all-to-all on an asymmetric 4D torus (8x4x2x2) with the Blue Gene/Q router as it was
+    // before session 23 (split queue buffers, no transit ratio, packets that stay on the
+    // escape VC): its long axis saturates, and packets often find no dynamic queue with room.
+    // Waiting for whichever hop has room first keeps more of them on the dynamic VC than
+    // taking the escape hop at once (where they stay, deterministic to their destination), and
+    // the exchange is faster.
     let run = |blocked: &str| {
         let s = with(&[
             "machine.preset=bgq",
             "topology.shape=[8,4,2,2,1]",
+            "router.queue_buffer=split",
+            "router.transit_ratio=0",
+            "routing.leave_escape=false",
+            "routing.ties=pair",
             "workload.type=all_to_all",
             "workload.message_size=8KB",
             "workload.schedule=random",
