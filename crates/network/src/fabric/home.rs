@@ -5,12 +5,15 @@ use crate::sim::Core;
 use fabricsim_stats::Observer;
 
 impl<O: Observer> Core<O> {
-    /// The router of sender `s` (a router port, or a NIC engine pseudo-port).
+    /// The router of sender `s` (a router port, a NIC engine pseudo-port, or a switch agent's
+    /// sink output: router `r`'s is `Agents::sinks + r`, after the engines).
     pub(crate) fn sender_router(&self, s: u32) -> u32 {
         if s < self.total_ports() {
-            self.graph.owner[s as usize].0
-        } else {
-            self.node_router(self.nics.engines_div.div(s - self.total_ports()))
+            return self.graph.owner[s as usize].0;
+        }
+        match self.agents.as_deref() {
+            Some(a) if s >= a.sinks => s - a.sinks,
+            _ => self.node_router(self.nics.engines_div.div(s - self.total_ports())),
         }
     }
 
