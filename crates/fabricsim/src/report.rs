@@ -28,7 +28,8 @@ pub struct RunReport {
     pub packets_injected: u64,
     pub packets_delivered: u64,
     /// Adaptive routings: the fraction of delivered packets (whole run, warm-up included) that
-    /// took the escape sub-network on their way and followed it to their destination. Packets
+    /// took the escape sub-network on their way and followed it to their destination (with
+    /// `routing.leave_escape`: whose last network hop was on it). Packets
     /// routed deterministically by request (class VCs, deterministic messages, collective
     /// hardware) never count.
     #[serde(skip_serializing_if = "Option::is_none")]

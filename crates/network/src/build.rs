@@ -57,6 +57,11 @@ impl Builder<()> {
         &self.graph
     }
 
+    /// Whether some dynamic VC's queues share its buffer (`Routing::shared_queue`).
+    pub(crate) fn shares_queue_buffers(&self) -> bool {
+        (0..self.routing.vcs()).any(|vc| self.routing.shared_queue(vc).is_some_and(|i| i > 0))
+    }
+
     pub(crate) fn has_rank_map(&self) -> bool {
         self.rank_map.is_some()
     }
@@ -104,6 +109,12 @@ impl<O: Observer> Builder<O> {
         if core.p.flit_bytes > 0 {
             if faults.is_some() {
                 let msg = "flit multiplexing cannot be combined with faulty links yet: leave one of them out";
+                return Err(fabricsim_core::ConfigError::new("router.flit_size", msg).into());
+            }
+            if core.fabric.queue_followers != 0 {
+                // (The flit code looks for a suspended packet in the VC it was sent to, not in
+                // the queue of a shared buffer it joined.)
+                let msg = "flit multiplexing cannot be combined with router.queue_buffer = \"shared\" yet: leave one of them out";
                 return Err(fabricsim_core::ConfigError::new("router.flit_size", msg).into());
             }
             core.fabric.flits = Some(Box::new(crate::fabric::flits::Flits::new(core.p.flit_bytes, core.fabric.outs.len())));

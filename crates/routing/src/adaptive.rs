@@ -9,7 +9,8 @@
 //! equally short, and on a 2-ring). At every hop a packet not yet on the escape sub-network is
 //! offered all its productive adaptive hops and the escape hop; the router's selection policy
 //! chooses (by default an adaptive hop with room, the freest output, the most credit). A packet
-//! that takes an escape hop stays on the escape sub-network to its destination
+//! that takes an escape hop stays on the escape sub-network to its destination (unless the
+//! routing lets it leave, [`Adaptive::leaving_escape`], as Blue Gene/Q's dynamic packets may)
 //! ([`crate::Header::escaped`]), so the escape sub-network's extended dependency graph is the
 //! deterministic one, and a packet blocked on adaptive VCs always has a way out.
 //!

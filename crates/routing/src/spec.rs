@@ -76,7 +76,7 @@ pub struct AdaptiveSpec {
     pub zones: Option<Vec<Vec<String>>>,
     /// A packet that finds no room on any of its hops: `"wait"` (default) waits for room on
     /// any of them and takes the first that has it; `"escape"` takes the escape hop at once
-    /// and waits for it (deterministic from there).
+    /// and waits for it (deterministic from there, unless `leave_escape`).
     pub blocked: Blocked,
     /// Whether a packet that took an escape hop may take adaptive hops again from the next
     /// router (Blue Gene/Q's stay-on-bubble bit clear); needs `escape = "bubble"`. Default

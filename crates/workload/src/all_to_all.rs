@@ -114,7 +114,7 @@ impl AllToAll {
 
     fn post(&mut self, src: Rank, api: &mut Api) {
         let i = self.next_k[src.index()];
-        if i < self.per_node * self.rounds {
+        if (i as u64) < self.per_node as u64 * self.rounds as u64 {
             self.next_k[src.index()] += 1;
             let (round, k) = (i / self.per_node, i % self.per_node + 1);
             let size = self.chunk.min(self.bytes - round as u64 * self.chunk);

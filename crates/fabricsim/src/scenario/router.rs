@@ -24,9 +24,8 @@ pub struct RouterSpec {
     /// BG/Q's several paths per receiver); `"shared"`: one crossbar input per port, shared by
     /// its VCs (one packet at a time).
     pub crossbar: Crossbar,
-    /// Queues per dynamic VC of adaptive routing (virtual output queuing, as Blue Gene/Q): each
-    /// a `queues`-th of the VC's buffer, and an arriving packet takes the one with most room.
-    /// Default 1.
+    /// Queues per dynamic VC of adaptive routing (virtual output queuing, as Blue Gene/Q): how
+    /// they hold the VC's buffer is `queue_buffer`'s. Default 1.
     pub queues: u8,
     /// How the queues of a dynamic VC hold its buffer: `"split"` (default: each a
     /// `queues`-th, and the sender picks the queue as it picks a VC, by most room) or

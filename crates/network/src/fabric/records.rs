@@ -144,7 +144,7 @@ pub(crate) const BUSY: u8 = 1;
 /// `InputVc::flags`: the first of the queues of a dynamic VC that share its buffer (Blue
 /// Gene/Q's virtual output queuing; `fabricsim_routing::Routing::shared_queue`): hops name it,
 /// its credit is the whole buffer's, and a packet sent to it is filed in the queue with the
-/// fewest packets ([`crate::fabric::link::arrive`]).
+/// fewest packets ([`crate::fabric::link::pool_queue`]).
 pub(crate) const POOL: u8 = 2;
 /// `InputVc::flags`, bits 5-7: for a queue after the first of a shared buffer, how many VCs
 /// before it the first is (its freed space goes back to the first's credit). 0 elsewhere.

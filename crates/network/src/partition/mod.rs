@@ -112,6 +112,12 @@ impl Builder<()> {
         if self.params().flit_bytes > 0 {
             return Err(ConfigError::new("router.flit_size", "flit multiplexing cannot be partitioned yet: run it with one thread").into());
         }
+        if self.shares_queue_buffers() {
+            // (A cut link's packet picks its queue when the next window starts, where one
+            // thread picks it as it is sent: the reports would differ.)
+            let msg = "queues sharing a buffer cannot be partitioned yet: run it with one thread";
+            return Err(ConfigError::new("router.queue_buffer", msg).into());
+        }
         if self.has_rank_map() {
             return Err(ConfigError::new("sim.threads", "a rank map cannot be partitioned yet: run it with one thread").into());
         }

@@ -31,7 +31,7 @@ impl DimensionOrder {
         };
         let (c, target) = (here[s.axis as usize] as i32, there[s.axis as usize] as i32);
         let sum = |row: &[u16]| row.iter().map(|&x| x as u32).sum::<u32>();
-        let pair = (sum(t.coord_row(hdr.src)) + sum(there)) & 1;
+        let pair = if self.source_ties { (sum(t.coord_row(hdr.src)) + c as u32) & 1 } else { (sum(t.coord_row(hdr.src)) + sum(there)) & 1 };
         let (preferred, _) = Self::direction(s, c, target, pair);
         let first = preferred == s.plus && !(s.plus == s.minus && target < c);
         // A ring (or a 2-ring's two links) has the other way too; a mesh axis has one.
