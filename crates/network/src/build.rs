@@ -59,7 +59,7 @@ impl Builder<()> {
 
     /// Whether some dynamic VC's queues share its buffer (`Routing::shared_queue`).
     pub(crate) fn shares_queue_buffers(&self) -> bool {
-        (0..self.routing.vcs()).any(|vc| self.routing.shared_queue(vc).is_some_and(|i| i > 0))
+        self.routing.shared_queue_followers() != 0
     }
 
     pub(crate) fn has_rank_map(&self) -> bool {
@@ -354,7 +354,7 @@ fn assemble<O: Observer>(graph: PortGraph, routing: Routing, params: NetworkPara
             class_payload: sizes.class_payload,
             class_vcs: routing.classes().map_or(0, |c| c.count()),
             transit_run: if params.transit_ratio > 0 { vec![0; senders] } else { Vec::new() },
-            queue_followers: (0..sizes.vcs as u8).filter(|&vc| routing.shared_queue(vc).is_some_and(|i| i > 0)).fold(0, |m, vc| m | 1 << vc),
+            queue_followers: routing.shared_queue_followers(),
             slots: link::Slots {
                 size: params.format.max_wire(),
                 class_size: params.format.wire(sizes.class_payload),

@@ -273,6 +273,12 @@ impl Routing {
         }
     }
 
+    /// One bit per VC that is a queue after the first of a shared buffer (see
+    /// [`Routing::shared_queue`]); 0 when no queues share a buffer.
+    pub fn shared_queue_followers(&self) -> u8 {
+        (0..self.own_vcs()).filter(|&vc| self.shared_queue(vc).is_some_and(|i| i > 0)).fold(0, |m, vc| m | 1 << vc)
+    }
+
     /// Adaptive routing: blocked packets commit to the escape hop (see
     /// [`Adaptive::committing`]); other routings: unchanged.
     pub fn committing(mut self, yes: bool) -> Routing {
