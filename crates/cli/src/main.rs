@@ -80,7 +80,7 @@ enum Cmd {
         partitions: Option<u32>,
     },
     /// Latency-load curve over offered loads, or a benchmark over message sizes.
-    #[command(group = clap::ArgGroup::new("series_out").args(["series"]))]
+    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "perfetto"]))]
     Sweep {
         /// Scenario file (TOML); without one, the built-in default scenario.
         scenario: Option<PathBuf>,
@@ -112,7 +112,7 @@ enum Cmd {
     },
     /// Time a collective (allreduce, broadcast, ...) with one or more algorithms over buffer
     /// sizes on a scenario's network, or run a program written as text (`--program`).
-    #[command(group = clap::ArgGroup::new("series_out").args(["series"]))]
+    #[command(group = clap::ArgGroup::new("series_out").multiple(true).args(["series", "perfetto"]))]
     Collective {
         /// Scenario file (TOML); without one, the built-in default scenario. Its workload is
         /// ignored (its packet size is used).
@@ -541,9 +541,10 @@ fn run(cli: Cli, ranks: &mpi::Ranks) -> Result<(), Error> {
             let back = background.then(|| Box::new(base.workload.clone()));
             let sizes = parse_sizes(&sizes)?;
             check_outputs(&[("--csv", &csv), ("--json", &json), ("--goal-out", &goal_out)])?;
-            if program.is_some() && series.series.is_some() {
-                let why = "a series per point is for collectives; a program runs once: use `fabricsim run` with a program workload and --series FILE";
-                return Err(fabricsim::ConfigError::new("--series", why).into());
+            if program.is_some() && series.any() {
+                let flag = if series.series.is_some() { "--series" } else { "--perfetto" };
+                let why = "a file per point is for collectives; a program runs once: use `fabricsim run` with a program workload and --series FILE or --perfetto FILE";
+                return Err(fabricsim::ConfigError::new(flag, why).into());
             }
             let series = series.points()?;
             announce(&base)?;

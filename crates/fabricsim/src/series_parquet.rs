@@ -113,7 +113,7 @@ impl<W: Write + Send> RowWriter for ParquetRows<W> {
         Ok(())
     }
 
-    fn finish(&mut self) -> std::io::Result<()> {
+    fn finish(&mut self, _truncated_at_ns: Option<f64>) -> std::io::Result<()> {
         self.flush()?;
         match self.out.take() {
             Some(out) => out.into_inner().map_err(io)?.flush(),

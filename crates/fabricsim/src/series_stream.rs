@@ -1,8 +1,10 @@
-//! A run's per-port series written to a file as the run goes (`run --series FILE.csv`, or
-//! `.parquet`): memory holds the few intervals that transmissions in progress overlap, not the
-//! whole run. Also [`Plan::run_series_file`], which picks the streamed or the held form by the
-//! file's extension (used by `run`, `sweep` and `collective`).
+//! A run's per-port series written to files as the run goes (`run --series FILE` as CSV, JSON
+//! or Parquet, `run --perfetto FILE`): memory holds the few intervals that transmissions in
+//! progress overlap, not the whole run. [`Plan::run_series_files`] writes any of them in one
+//! run (used by `run`, `sweep` and `collective`); only `--series-busiest`, whose ports are
+//! known when the run ends, holds the series until then.
 
+use crate::perfetto::TraceCounters;
 use crate::series::SeriesReport;
 use crate::series_filter::SeriesPortInfo;
 use crate::{Error, Plan, RunReport};
@@ -17,8 +19,33 @@ pub use crate::series_filter::PortFilter;
 pub(crate) trait RowWriter {
     /// The rows of one interval starting at `t_ns`: each kept port's busy fraction and packets.
     fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()>;
-    /// The end of the series (a file with no rows still gets its header or schema).
-    fn finish(&mut self) -> std::io::Result<()>;
+    /// The end of the series (a file with no rows still gets its header or schema), and where
+    /// it stops when memory cut it short.
+    fn finish(&mut self, truncated_at_ns: Option<f64>) -> std::io::Result<()>;
+}
+
+/// Several writers fed the same rows (a series file and a trace from one run).
+impl RowWriter for Vec<Box<dyn RowWriter + Send>> {
+    fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()> {
+        let u: Vec<f64> = utilization.collect();
+        for w in self.iter_mut() {
+            w.rows(t_ns, ports, &mut u.iter().copied(), packets)?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, truncated_at_ns: Option<f64>) -> std::io::Result<()> {
+        self.iter_mut().try_for_each(|w| w.finish(truncated_at_ns))
+    }
+}
+
+/// The files a run's series goes to (any of them, or none).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SeriesFiles<'a> {
+    /// The series, as CSV, JSON or Parquet by the extension ([`SeriesFormat`]).
+    pub series: Option<&'a Path>,
+    /// A Perfetto trace ([`crate::perfetto`]).
+    pub trace: Option<&'a Path>,
 }
 
 /// The file formats of a series, by the file's extension.
@@ -38,11 +65,6 @@ impl SeriesFormat {
             _ => SeriesFormat::Csv,
         }
     }
-
-    /// Whether a series in this format is written while the run goes.
-    pub fn streamed(self) -> bool {
-        self != SeriesFormat::Json
-    }
 }
 
 impl Plan {
@@ -51,7 +73,7 @@ impl Plan {
     /// [`SeriesReport::to_csv`]); also where the series stops, ns, when the run went on past
     /// the intervals [`crate::series::series_memory`] allows (the same bound as the series
     /// held in memory, so the file stays the size the machine could hold).
-    pub fn run_streaming_csv<W: Write>(
+    pub fn run_streaming_csv<W: Write + Send>(
         &self,
         interval: Time,
         filter: &PortFilter,
@@ -61,27 +83,53 @@ impl Plan {
         self.run_streaming(interval, filter, || Ok(CsvRows { out: open()?, started: false }), progress)
     }
 
-    /// Run once, writing the series to `path` (CSV, JSON or Parquet by its extension, see
-    /// [`SeriesFormat`]): streamed for CSV and Parquet, held until the run ends for JSON.
-    /// Returns the report and where the series stops, ns, when memory cut it short.
-    pub fn run_series_file(
+    /// Run once, writing the series to `files` (see [`SeriesFiles`]), each streamed as the run
+    /// goes; with `--series-busiest` the series is held until the run ends, when the busiest
+    /// ports are known, and written then. Returns the report and where the series stops, ns,
+    /// when memory cut it short.
+    pub fn run_series_files(
         &self,
         interval: Time,
         filter: &PortFilter,
-        path: &Path,
+        files: SeriesFiles<'_>,
         progress: impl FnMut(Time),
     ) -> Result<(RunReport, Option<f64>), Error> {
-        let io = |e: std::io::Error| Error::Io(format!("{}: {e}", path.display()));
-        let create = || std::fs::File::create(path).map(std::io::BufWriter::new).map_err(io);
-        match SeriesFormat::of(path) {
-            SeriesFormat::Csv => self.run_streaming_csv(interval, filter, create, progress),
-            SeriesFormat::Parquet => self.run_streaming(interval, filter, || crate::series_parquet::ParquetRows::new(create()?), progress),
-            SeriesFormat::Json => {
-                let (report, rows) = self.run_with_series_filtered(interval, filter, progress)?;
-                rows.write(path)?;
-                Ok((report, rows.truncated_at_ns))
+        // A trace draws each rank's operations: the run logs them.
+        let logged;
+        let plan = match files.trace {
+            Some(_) if !self.op_log => {
+                logged = Plan { op_log: true, ..self.clone() };
+                &logged
             }
+            _ => self,
+        };
+        if filter.busiest.is_some() {
+            let (report, rows) = plan.run_with_series_filtered(interval, filter, progress)?;
+            if let Some(path) = files.series {
+                rows.write(path)?;
+            }
+            if let Some(path) = files.trace {
+                let out = create(path)?;
+                rows.write_trace(out, &report, &plan.topology).map_err(io_at(path))?;
+            }
+            return Ok((report, rows.truncated_at_ns));
         }
+        let mut writers: Vec<Box<dyn RowWriter + Send>> = Vec::new();
+        let opened = || -> Result<Vec<Box<dyn RowWriter + Send>>, Error> {
+            if let Some(path) = files.series {
+                writers.push(row_writer(SeriesFormat::of(path), create(path)?, interval.as_ns_f64())?);
+            }
+            if let Some(path) = files.trace {
+                writers.push(Box::new(TraceCounters::new(create(path)?, interval.as_ns_f64(), plan.topology.clone())));
+            }
+            Ok(writers)
+        };
+        let (report, truncated) = plan.run_streaming(interval, filter, opened, progress)?;
+        if let Some(path) = files.trace {
+            let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io_at(path))?;
+            crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(path))?;
+        }
+        Ok((report, truncated))
     }
 
     /// Run once, streaming the kept ports' rows into the writer `open` makes.
@@ -95,11 +143,8 @@ impl Plan {
         let g = self.build_graph();
         let ports = filter.select(&self.topology, &g)?;
         if let Some(n) = filter.busiest {
-            return Err(ConfigError::new(
-                "--series-busiest",
-                format!("{n}: a CSV or Parquet series is written while the run goes, before the busiest ports are known; write the series as .json, or use --embed-series or --perfetto, which are held until the end"),
-            )
-            .into());
+            let why = format!("{n}: the busiest ports are known only when the run ends; use Plan::run_series_files, which holds such a series");
+            return Err(ConfigError::new("--series-busiest", why).into());
         }
         let cap = crate::series::series_memory(self, g.total_ports() as u64, interval)?;
         let sink = Streamed { out: open()?, interval_ps: interval.ps(), ports, failed: None };
@@ -108,7 +153,7 @@ impl Plan {
         let (report, (failed, truncated)) = self.run_observed(series, progress, |s, _| {
             s.finish();
             let truncated = s.truncated().then(|| (s.intervals() as u64 * interval.ps()) as f64 / 1e3);
-            (s.with_sink(|k| k.close()), truncated)
+            (s.with_sink(|k| k.close(truncated)), truncated)
         })?;
         match failed {
             Some(e) => Err(Error::Io(format!("--series: {e}"))),
@@ -117,22 +162,53 @@ impl Plan {
     }
 }
 
+/// An I/O error at `path`, naming it.
+fn io_at(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
+    move |e| Error::Io(format!("{}: {e}", path.display()))
+}
+
+/// `path` made (or emptied) for writing.
+fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, Error> {
+    std::fs::File::create(path).map(std::io::BufWriter::new).map_err(io_at(path))
+}
+
+/// The writer of a series in `format`, into `out`.
+fn row_writer<W: Write + Send + 'static>(format: SeriesFormat, out: W, interval_ns: f64) -> Result<Box<dyn RowWriter + Send>, Error> {
+    Ok(match format {
+        SeriesFormat::Csv => Box::new(CsvRows { out, started: false }),
+        SeriesFormat::Json => Box::new(crate::series_json::JsonRows::new(out, interval_ns)),
+        SeriesFormat::Parquet => Box::new(crate::series_parquet::ParquetRows::new(out)?),
+    })
+}
+
 impl SeriesReport {
-    /// Write the series to `path`: JSON, CSV or Parquet by its extension ([`SeriesFormat`]).
+    /// Write the series to `path`: JSON, CSV or Parquet by its extension ([`SeriesFormat`]),
+    /// the same file the series streamed as the run goes gives.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
-        let io = |e: std::io::Error| Error::Io(format!("{}: {e}", path.display()));
-        let create = || std::fs::File::create(path).map(std::io::BufWriter::new).map_err(io);
-        match SeriesFormat::of(path) {
-            SeriesFormat::Json => std::fs::write(path, serde_json::to_string_pretty(self).expect("series serialises")).map_err(io),
-            SeriesFormat::Csv => std::fs::write(path, self.to_csv()).map_err(io),
-            SeriesFormat::Parquet => {
-                let mut w = crate::series_parquet::ParquetRows::new(create()?)?;
-                for r in &self.rows {
-                    w.push(r.t_ns, r.router, r.port, r.kind, &r.label, r.utilization, r.packets).map_err(io)?;
-                }
-                w.finish().map_err(io)
-            }
+        let mut w = row_writer(SeriesFormat::of(path), create(path)?, self.interval_ns)?;
+        self.replay(w.as_mut()).map_err(io_at(path))
+    }
+
+    /// The series as a Perfetto trace of `report`'s run on `topology` ([`crate::perfetto`]).
+    pub fn write_trace(&self, out: impl Write, report: &RunReport, topology: &fabricsim_topology::Topology) -> std::io::Result<()> {
+        let mut w = TraceCounters::new(out, self.interval_ns, topology.clone());
+        self.replay(&mut w)?;
+        crate::perfetto::write_tail(&mut w.into_inner(), report)
+    }
+
+    /// Feed the rows to `w` interval by interval, as a run feeds a streamed series.
+    fn replay(&self, w: &mut dyn RowWriter) -> std::io::Result<()> {
+        let per_interval = self.rows.iter().take_while(|r| r.t_ns == self.rows[0].t_ns).count().max(1);
+        for chunk in self.rows.chunks(per_interval) {
+            let ports: Vec<SeriesPortInfo> = chunk
+                .iter()
+                .enumerate()
+                .map(|(global, r)| SeriesPortInfo { global, kind: r.kind, router: r.router, local: r.port, label: r.label.clone() })
+                .collect();
+            let packets: Vec<u32> = chunk.iter().map(|r| r.packets).collect();
+            w.rows(chunk[0].t_ns, &ports, &mut chunk.iter().map(|r| r.utilization), &packets)?;
         }
+        w.finish(self.truncated_at_ns)
     }
 }
 
@@ -146,9 +222,9 @@ struct Streamed<R: RowWriter> {
 }
 
 impl<R: RowWriter> Streamed<R> {
-    fn close(&mut self) -> Option<String> {
+    fn close(&mut self, truncated_at_ns: Option<f64>) -> Option<String> {
         if self.failed.is_none() {
-            if let Err(e) = self.out.finish() {
+            if let Err(e) = self.out.finish(truncated_at_ns) {
                 self.failed = Some(e);
             }
         }
@@ -197,7 +273,7 @@ impl<W: Write> RowWriter for CsvRows<W> {
         Ok(())
     }
 
-    fn finish(&mut self) -> std::io::Result<()> {
+    fn finish(&mut self, _truncated_at_ns: Option<f64>) -> std::io::Result<()> {
         // A run that sent nothing: the header alone, as the in-memory series writes it.
         self.start()?;
         self.out.flush()

@@ -6,9 +6,9 @@
 //!   counters ([`heatmap`]) and the utilisation over time of the busiest links from a series
 //!   ([`timeline`]);
 //! - a self-contained HTML page that plays a run's link utilisation over time, one run or two
-//!   side by side ([`view`]);
-//! - a trace for Perfetto's UI: the links' utilisation as counter tracks, the run's phases and
-//!   a collective's ranks as slices ([`perfetto`]).
+//!   side by side ([`view`]).
+//!
+//! (Perfetto traces are written by the library as the run goes: `fabricsim::perfetto`.)
 //!
 //! Text is drawn with a small font built into the crate (`fonts/`), so plots need no system
 //! font library; PNG files are encoded with the `png` crate.
@@ -23,7 +23,6 @@ pub mod collective_plot;
 pub mod colour;
 pub mod heatmap;
 pub mod input;
-pub mod perfetto;
 pub mod render;
 pub mod sweep_plot;
 pub mod timeline;

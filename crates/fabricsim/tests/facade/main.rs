@@ -9,5 +9,6 @@ mod queues;
 mod ranks;
 mod run_path;
 mod series_files;
+mod series_streams;
 mod tie_order;
 mod traces;

@@ -1,7 +1,7 @@
 //! Series filters (region, busiest) and the Parquet series: what they keep and write, checked
 //! against the unfiltered series and the CSV of the same run.
 
-use fabricsim::series_stream::PortFilter;
+use fabricsim::series_stream::{PortFilter, SeriesFiles};
 use fabricsim::{Error, Plan, Scenario, Time};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use std::collections::HashMap;
@@ -20,6 +20,11 @@ const TORUS: &str = "[topology]\nshape = [4, 4]\n[workload]\ntype = \"tornado\"\
 
 fn filter(region: &[&str], busiest: Option<usize>) -> PortFilter {
     PortFilter { items: Vec::new(), region: region.iter().map(|s| s.to_string()).collect(), busiest }
+}
+
+/// A series file alone.
+fn files(path: &std::path::Path) -> SeriesFiles<'_> {
+    SeriesFiles { series: Some(path), trace: None }
 }
 
 fn config_error(r: Result<impl Sized, Error>) -> String {
@@ -87,10 +92,6 @@ fn bad_filters_are_refused_naming_the_flag_and_the_value() {
     assert!(e.contains("'x' is not a coordinate"), "{e}");
     let e = config_error(p.run_with_series_filtered(every, &filter(&[], Some(0)), |_| {}));
     assert!(e.starts_with("--series-busiest: 0"), "{e}");
-    // A streamed file is written before the busiest are known: refused, naming the flag.
-    let d = temp_dir("refused");
-    let e = config_error(p.run_series_file(every, &filter(&[], Some(3)), &d.join("s.csv"), |_| {}));
-    assert!(e.starts_with("--series-busiest: 3") && e.contains(".json"), "{e}");
     let fat = plan("[topology]\ntype = \"fat_tree\"\nradix = 4\nlevels = 2\n");
     let e = config_error(fat.run_with_series_filtered(every, &filter(&["d0=0"], None), |_| {}));
     assert!(e.starts_with("--series-region") && e.contains("not a torus"), "{e}");
@@ -102,8 +103,8 @@ fn a_parquet_series_holds_the_values_of_the_csv_series() {
     let p = plan(TORUS);
     // Short intervals: more rows than one row group holds (64 Ki), so several are written.
     let every = Time::from_ns(20);
-    let (_, csv_cut) = p.run_series_file(every, &PortFilter::default(), &d.join("s.csv"), |_| {}).unwrap();
-    let (_, pq_cut) = p.run_series_file(every, &PortFilter::default(), &d.join("s.parquet"), |_| {}).unwrap();
+    let (_, csv_cut) = p.run_series_files(every, &PortFilter::default(), files(&d.join("s.csv")), |_| {}).unwrap();
+    let (_, pq_cut) = p.run_series_files(every, &PortFilter::default(), files(&d.join("s.parquet")), |_| {}).unwrap();
     assert_eq!((csv_cut, pq_cut), (None, None));
     let csv = std::fs::read_to_string(d.join("s.csv")).unwrap();
     let reader = SerializedFileReader::new(std::fs::File::open(d.join("s.parquet")).unwrap()).unwrap();
