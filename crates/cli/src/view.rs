@@ -17,6 +17,10 @@ pub(crate) struct ViewArgs {
     /// The torus plane the page opens on, across and down: names (X,Y) or indices (0,1).
     #[arg(long, value_delimiter = ',', num_args = 1)]
     axes: Vec<String>,
+    /// Most links drawn per run: a larger network is drawn in blocks of neighbouring routers
+    /// (switches of a fat-tree's row), each link the mean of its block's links.
+    #[arg(long, value_name = "N", default_value_t = fabricsim_viz::view::MAX_LINKS)]
+    max_links: usize,
 }
 
 pub(crate) fn run(a: ViewArgs) -> Result<(), Error> {
@@ -33,7 +37,7 @@ pub(crate) fn run(a: ViewArgs) -> Result<(), Error> {
     files.extend(a.other.clone());
     let values = files.iter().map(|f| read_json(f)).collect::<Result<Vec<_>, _>>().map_err(viz)?;
     let pairs: Vec<_> = files.iter().map(PathBuf::as_path).zip(values.iter()).collect();
-    let page = fabricsim_viz::view::page(&pairs, axes).map_err(viz)?;
+    let page = fabricsim_viz::view::page(&pairs, axes, a.max_links).map_err(viz)?;
     std::fs::write(&a.html, page).map_err(|e| Error::Io(format!("{}: {e}", a.html.display())))?;
     eprintln!("wrote {}", a.html.display());
     Ok(())

@@ -153,6 +153,60 @@ fn the_page_plays_traffic_and_shows_two_runs_side_by_side() {
     for r in &rects {
         assert!(inked(&shot, *r) > 2000, "a network is drawn in {r:?}");
     }
+    // Blocked (384 links within 50: blocks of 2x2x2 routers), both runs: the page runs to
+    // the end, says what a cell is and draws both networks.
+    let blocked = work.join("blocked.html");
+    let (code, _, err) = fabricsim(&["view", s(&a), s(&b), "--html", s(&blocked), "--max-links", "50"]);
+    assert_eq!(code, 0, "{err}");
+    let dom = headless(chrome, &work, &["--dump-dom"], &format!("file://{}#tick=3", blocked.display()));
+    let (text, rects) = status(&dom);
+    assert!(text.starts_with("ready: 2 run"), "{text}");
+    assert_eq!(dom.matches("each cell is a block of 2x2x2 routers (along d0, d1, d2)").count(), 2, "the note of blocks, once per run");
+    let shot = screenshot(chrome, &work, &blocked, 3, "blocked.png");
+    for r in &rects {
+        assert!(inked(&shot, *r) > 2000, "a blocked network is drawn in {r:?}");
+    }
+}
+
+/// The data the page embeds.
+fn page_data(html: &Path) -> serde_json::Value {
+    let page = std::fs::read_to_string(html).unwrap();
+    let open = "<script id=\"data\" type=\"application/json\">";
+    let at = page.find(open).expect("the page embeds its data") + open.len();
+    serde_json::from_str(&page[at..at + page[at..].find("</script>").unwrap()]).unwrap()
+}
+
+#[test]
+fn max_links_draws_a_large_network_in_blocks() {
+    let work = dir("blocks");
+    let run = run_with_series(&work, "run.json", &["topology.shape=[4,4,4]", "workload.load=0.3"]);
+    let html = work.join("page.html");
+    // 64 routers x 6 links: drawn as they are by default.
+    let (code, _, err) = fabricsim(&["view", s(&run), "--html", s(&html)]);
+    assert_eq!(code, 0, "{err}");
+    let d = page_data(&html);
+    assert!(d["runs"][0].get("block").is_none());
+    assert_eq!(d["runs"][0]["links"].as_array().unwrap().len(), 384);
+    // Within 100: X then Y halved (4x4x4 -> 2x2x4 blocks, 96 links of 4 each).
+    let (code, _, err) = fabricsim(&["view", s(&run), "--html", s(&html), "--max-links", "100"]);
+    assert_eq!(code, 0, "{err}");
+    let d = page_data(&html);
+    let r = &d["runs"][0];
+    assert_eq!(
+        (&r["shape"], &r["block"]["sizes"], &r["block"]["most"]),
+        (&serde_json::json!([2, 2, 4]), &serde_json::json!([2, 2, 1]), &serde_json::json!(4))
+    );
+    assert_eq!(r["links"].as_array().unwrap().len(), 96);
+    let total: u64 = r["links"].as_array().unwrap().iter().map(|l| l["block"]["links"].as_u64().unwrap()).sum();
+    assert_eq!(total, 384, "every link is in one block");
+    // A budget of nothing, or not a number: exit 2 naming the flag and the value.
+    for bad in ["0", "many", "-3"] {
+        let _ = std::fs::remove_file(&html);
+        let (code, _, err) = fabricsim(&["view", s(&run), "--html", s(&html), &format!("--max-links={bad}")]);
+        assert_eq!(code, 2, "{bad}: {err}");
+        assert!(err.contains("--max-links") && err.contains(bad), "{bad}: {err}");
+        assert!(!html.exists(), "nothing is written for --max-links {bad}");
+    }
 }
 
 #[test]

@@ -39,7 +39,11 @@
   if (torus) {
     const opts = (sel, none) => {
       if (none) sel.add(new Option("none", "-1"));
-      axes.forEach((n, i) => sel.add(new Option(n + " (" + runs[0].shape[i] + ")", String(i))));
+      axes.forEach((n, i) => {
+        const b = runs[0].block;
+        const what = b && b.sizes[i] > 1 ? b.shape[i] + " in " + runs[0].shape[i] + " blocks" : runs[0].shape[i];
+        sel.add(new Option(n + " (" + what + ")", String(i)));
+      });
     };
     opts($("ax-a"), false);
     opts($("ax-b"), false);
@@ -62,6 +66,9 @@
     const sec = document.createElement("section");
     const h = document.createElement("h2");
     h.textContent = r.name + (r.merged > 1 ? "  (" + r.merged + " intervals merged per frame)" : "");
+    const blocks = document.createElement("div");
+    blocks.className = "note blocks";
+    blocks.textContent = blockNote(r);
     const cv = document.createElement("canvas");
     const note = document.createElement("div");
     note.className = "note";
@@ -71,12 +78,32 @@
       tr.insertCell().textContent = key;
       tr.insertCell().textContent = val;
     });
-    sec.append(h, cv, note, tb);
+    sec.append(h, blocks, cv, note, tb);
     $("runs").append(sec);
     cv.addEventListener("mousemove", (e) => hover(k, e));
     cv.addEventListener("mouseleave", () => ($("tip").style.display = "none"));
     return { run: r, canvas: cv, note: note, bars: [] };
   });
+
+  // What a blocked run's drawn links stand for (empty when each is one link).
+  function blockNote(r) {
+    const b = r.block;
+    if (!b) return "";
+    const n = (x) => x.toLocaleString("en");
+    const tail = ", each link the mean of up to " + n(b.most) + " links; " + n(b.links) + " links drawn as " + n(r.links.length);
+    if (r.topology === "torus") return "each cell is a block of " + b.sizes.join("x") + " routers (along " + axes.join(", ") + ")" + tail;
+    return "each bar is a block of up to " + b.sizes[0] + " neighbouring switches of its rail and level" + tail;
+  }
+
+  // Positions `lo` to `hi` as text.
+  const span = (lo, hi) => (lo === hi ? String(lo) : lo + "-" + hi);
+
+  // The coordinates block `k` of axis `d` spans, as text (the coordinate itself when unblocked).
+  function axisRange(r, d, k) {
+    const b = r.block;
+    if (!b || r.topology !== "torus") return String(k);
+    return span(k * b.sizes[d], Math.min((k + 1) * b.sizes[d], b.shape[d]) - 1);
+  }
 
   // Tori: bars of the plane's links, grouped by (slice, across, down, kind); fat-trees: one bar
   // per link, in rows by rail, level and direction.
@@ -140,7 +167,7 @@
           nodes.push([ox + cell * (i + 0.5), oy + cell * (j + 0.5), cell * 0.17]);
         }
     const labels = [];
-    for (let k = 0; k < nt && c >= 0; k++) labels.push([(k % cols) * tw + 4, Math.floor(k / cols) * th + 12, axes[c] + "=" + k]);
+    for (let k = 0; k < nt && c >= 0; k++) labels.push([(k % cols) * tw + 4, Math.floor(k / cols) * th + 12, axes[c] + "=" + axisRange(r, c, k)]);
     bars.nodes = nodes;
     bars.labels = labels;
     return bars;
@@ -208,7 +235,7 @@
       v.note.textContent = torus
         ? "links along " + axes[plane.a] + " (across) and " + axes[plane.b] + " (down)" +
           (otherAxes().length ? "; " + plane.agg + " over " + otherAxes().join(", ") : "") +
-          (core < 1 ? "; a router's rim: its links along " + axes.filter((_, i) => i !== plane.a && i !== plane.b).join(", ") : "")
+          (core < 1 ? "; a " + (r.block ? "block" : "router") + "'s rim: its links along " + axes.filter((_, i) => i !== plane.a && i !== plane.b).join(", ") : "")
         : "links by rail, level and direction";
       v.canvas.dataset.frame = f;
       v.canvas.dataset.interval = r.interval_ns;
@@ -236,16 +263,8 @@
       return;
     }
     const r = v.run, f = frameOf(r);
-    const sum = [0, 0, 0, 0, 0, 0];
-    bar.links.forEach((i) => r.links[i].window.forEach((w, j) => (sum[j] += w)));
-    const l = r.links[bar.links[0]];
-    const where = l.coords ? "(" + l.coords.join(",") + ")" : "router " + l.router;
-    const lines = [
-      (bar.links.length > 1 ? bar.links.length + " links, e.g. " : "") + where + " " + l.label + " (port " + l.port + ")",
-      "now: utilisation " + ((value(r, bar.links, f) * fullScale()) / 255).toFixed(3) + (value(r, bar.links, f) === 255 ? " or more" : ""),
-      "window" + (bar.links.length > 1 ? " (sum)" : "") + ": " + sum[0] + " B, " + sum[1] + " packets",
-      "busy " + sum[2].toFixed(1) + " ns, idle " + sum[3].toFixed(1) + " ns, credit stall " + sum[4].toFixed(1) + " ns",
-    ];
+    const now = "now: utilisation " + ((value(r, bar.links, f) * fullScale()) / 255).toFixed(3) + (value(r, bar.links, f) === 255 ? " or more" : "");
+    const lines = r.block ? blockTip(r, bar.links, now) : linkTip(r, bar.links, now);
     tip.innerHTML = "";
     lines.forEach((s) => {
       const d = document.createElement("div");
@@ -255,6 +274,45 @@
     tip.style.left = e.clientX + 14 + "px";
     tip.style.top = e.clientY + 10 + "px";
     tip.style.display = "block";
+  }
+
+  // A bar of single links: where, now, and the window's counters summed over its links.
+  function linkTip(r, links, now) {
+    const sum = [0, 0, 0, 0, 0, 0];
+    links.forEach((i) => r.links[i].window.forEach((w, j) => (sum[j] += w)));
+    const l = r.links[links[0]];
+    const where = l.coords ? "(" + l.coords.join(",") + ")" : "router " + l.router;
+    return [
+      (links.length > 1 ? links.length + " links, e.g. " : "") + where + " " + l.label + " (port " + l.port + ")",
+      now,
+      "window" + (links.length > 1 ? " (sum)" : "") + ": " + sum[0] + " B, " + sum[1] + " packets",
+      "busy " + sum[2].toFixed(1) + " ns, idle " + sum[3].toFixed(1) + " ns, credit stall " + sum[4].toFixed(1) + " ns",
+    ];
+  }
+
+  // A bar of blocks: which coordinates (or switches) the first spans, how many links the bar
+  // stands for, and the mean and the highest of their window counters.
+  function blockTip(r, links, now) {
+    let n = 0;
+    const mean = [0, 0, 0, 0, 0, 0], max = [0, 0, 0, 0, 0, 0];
+    links.forEach((i) => {
+      const b = r.links[i].block;
+      n += b.links;
+      r.links[i].window.forEach((w, j) => (mean[j] += w * b.links));
+      b.window_max.forEach((w, j) => (max[j] = Math.max(max[j], w)));
+    });
+    mean.forEach((_, j) => (mean[j] /= n));
+    const l = r.links[links[0]], b = l.block;
+    const where = r.topology === "torus"
+      ? "block " + axes.map((a, d) => a + " " + span(b.ranges[d][0], b.ranges[d][1])).join(", ")
+      : "switches " + span(b.ranges[0][0], b.ranges[0][1]) + " of the row (routers " + span(b.routers[0], b.routers[1]) + ")";
+    const f1 = (x) => x.toFixed(1), f0 = (x) => x.toFixed(0);
+    return [
+      (links.length > 1 ? links.length + " blocks, e.g. " : "") + where + " " + l.label + ": " + n + " links",
+      now + " (" + (links.length > 1 ? plane.agg + " of block means" : "their mean") + ")",
+      "window, mean / max per link: " + f0(mean[0]) + " / " + f0(max[0]) + " B, " + f1(mean[1]) + " / " + f0(max[1]) + " packets",
+      "busy " + f1(mean[2]) + " / " + f1(max[2]) + " ns, idle " + f1(mean[3]) + " / " + f1(max[3]) + " ns, credit stall " + f1(mean[4]) + " / " + f1(max[4]) + " ns",
+    ];
   }
 
   let last = 0, acc = 0;
