@@ -10,6 +10,7 @@ pub(crate) mod link;
 pub(crate) mod records;
 pub(crate) mod router;
 pub(crate) mod sleep;
+pub(crate) mod vc_pick;
 pub(crate) mod warm;
 
 use crate::packet::Slab;

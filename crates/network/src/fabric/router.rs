@@ -10,6 +10,7 @@
 use crate::fabric::channel;
 use crate::fabric::link;
 use crate::fabric::records::{credit_seen, InputVcId, OutPort, Stall, ADAPTIVE, BUBBLE, BUSY, NO_RETURN, WAITING};
+use crate::fabric::vc_pick;
 use crate::fabric::Fabric;
 use crate::meter::Meter;
 use crate::nics::Nics;
@@ -176,22 +177,13 @@ impl<O: Observer> Core<O> {
         // `choose` over the VCs as candidates of one output, none of them a bubble hop, all of
         // them safe to wait for, specialised: the engine's own state scores them all alike, so
         // what counts is room (then, by credit, the most), from a start rotating with the id.
-        let start = rotation_start(self.p.selection, id, 0, n);
+        let followers = self.fabric.queue_followers;
+        let start = rotation_start(self.p.selection, id, 0, vc_pick::candidates(&vcs, followers));
         let by_credit = self.p.selection == Selection::Credit;
-        let mut best: Option<(u32, u8)> = None;
-        let mut i = start;
-        for _ in 0..n {
-            let vc = vcs.start + i as u8;
-            i = if i + 1 == n { 0 } else { i + 1 };
-            if self.fabric.queue_followers >> vc & 1 != 0 {
-                continue; // a queue of a shared buffer: its first queue stands for it
-            }
+        vc_pick::pick(vcs, followers, start, by_credit, |vc| {
             let cred = self.credit(engine, vc);
-            if cred >= self.charge(vc, wire) && best.is_none_or(|(c, _)| by_credit && cred > c) {
-                best = Some((cred, vc));
-            }
-        }
-        best.map(|(_, vc)| vc)
+            (cred >= self.charge(vc, wire)).then_some(cred)
+        })
     }
 
     /// Selection among the candidate hops in `self.fabric.cands` at `router` (first global port
@@ -357,10 +349,17 @@ impl<O: Observer> Core<O> {
     /// (`inject`), each `(priority, bit)`. A higher priority wins; at equal priorities a
     /// transit request wins `r` grants in a row while injection requests wait, then an
     /// injection request wins one (Blue Gene/Q's programmable ratio of grants to packets
-    /// cutting through to grants to injection FIFOs).
+    /// cutting through to grants to injection FIFOs). A grant made while no injection request
+    /// waits starts the run again.
     #[inline(never)]
     fn transit_or_injection(&mut self, out: u32, transit: Option<(u8, u32)>, inject: Option<(u8, u32)>) -> Option<(u8, u32)> {
-        let (Some(t), Some(i)) = (transit, inject) else { return transit.or(inject) };
+        let (Some(t), Some(i)) = (transit, inject) else {
+            if inject.is_none() {
+                // No injection request waits: a run of transit grants counts only while one does.
+                self.fabric.transit_run[out as usize] = 0;
+            }
+            return transit.or(inject);
+        };
         if t.0 != i.0 {
             return Some(if t.0 > i.0 { t } else { i });
         }
