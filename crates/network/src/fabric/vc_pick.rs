@@ -23,6 +23,9 @@ pub(crate) fn candidates(vcs: &Range<u8>, followers: u8) -> u32 {
 /// `by_credit` the one with the most credit, ties to the first in the rotation.
 #[inline(always)]
 pub(crate) fn pick(vcs: Range<u8>, followers: u8, start: u32, by_credit: bool, mut room: impl FnMut(u8) -> Option<u32>) -> Option<u8> {
+    if followers == 0 {
+        return pick_any(vcs, start, by_credit, room);
+    }
     let n = candidates(&vcs, followers);
     // (credit, place in the rotation, vc) of the best so far.
     let mut best: Option<(u32, u32, u8)> = None;
@@ -40,6 +43,25 @@ pub(crate) fn pick(vcs: Range<u8>, followers: u8, start: u32, by_credit: bool, m
         }
     }
     best.map(|(_, _, vc)| vc)
+}
+
+/// [`pick`] when every VC is a candidate: the rotation visited in its order (the first with
+/// room wins, or a later one with more credit).
+#[inline(always)]
+fn pick_any(vcs: Range<u8>, start: u32, by_credit: bool, mut room: impl FnMut(u8) -> Option<u32>) -> Option<u8> {
+    let n = vcs.len() as u32;
+    let mut best: Option<(u32, u8)> = None;
+    let mut i = start;
+    for _ in 0..n {
+        let vc = vcs.start + i as u8;
+        i = if i + 1 == n { 0 } else { i + 1 };
+        if let Some(cred) = room(vc) {
+            if best.is_none_or(|(c, _)| by_credit && cred > c) {
+                best = Some((cred, vc));
+            }
+        }
+    }
+    best.map(|(_, vc)| vc)
 }
 
 #[cfg(test)]
@@ -61,6 +83,24 @@ mod tests {
         assert_eq!(counts(0..4, 0b1100), [1, 1, 0, 0]);
         assert_eq!(counts(0..4, 0), [1, 1, 1, 1]);
         assert_eq!(counts(0..5, 0b0110), [1, 0, 0, 1, 1]);
+    }
+
+    #[test]
+    fn without_followers_the_rotation_is_the_general_one() {
+        // Rooms and credits of five VCs, and every start, by rotation and by credit: the fast
+        // path and the general one (given a follower bit past the range, so it is taken) agree.
+        for mask in 0u32..243 {
+            let room = |vc: u8| match mask / 3u32.pow(vc as u32) % 3 {
+                0 => None,
+                c => Some(c),
+            };
+            for start in 0..5 {
+                for by_credit in [false, true] {
+                    let general = pick(0..5, 0b1000_0000, start, by_credit, room);
+                    assert_eq!(pick(0..5, 0, start, by_credit, room), general, "mask {mask} start {start} {by_credit}");
+                }
+            }
+        }
     }
 
     #[test]
