@@ -1,6 +1,7 @@
 //! Queue counters of a run (`fabricsim run --queues`): each output port's queue-length time
-//! integral, mean occupancy and Little's-law wait in the report's per-port records, and a summary
-//! of them (see [`fabricsim_stats::QueueMeter`] for what is counted and how).
+//! integral, mean occupancy, Little's-law wait and credit-stall time per VC in the report's
+//! per-port records, and a summary of them (see [`fabricsim_stats::QueueMeter`] and
+//! [`fabricsim_stats::credit_waits`] for what is counted and how).
 
 use crate::report::RunReport;
 use crate::{Error, Plan};
@@ -23,6 +24,10 @@ pub struct QueueSummary {
     /// The port whose queue was the longest on average: its label, where it is, its mean
     /// occupancy (packets) and Little's-law wait (ns).
     pub longest: Option<LongestQueue>,
+    /// The share of the window the network ports' VCs spent waiting for credit: their
+    /// credit-stall time per VC summed, over the window's length times network ports times VCs.
+    #[serde(default)]
+    pub credit_stall_vc_fraction: f64,
 }
 
 /// The port with the longest mean queue (see [`QueueSummary::longest`]).
@@ -66,7 +71,10 @@ pub fn run_with_queues<O: Observer, T>(
     progress: impl FnMut(Time),
     read: impl FnOnce(&O, &PortGraph) -> T,
 ) -> Result<(RunReport, T), Error> {
-    let (mut report, (queues, graph, t)) = plan.run_observed_alone((meter(plan), obs), progress, |(m, o), g| (m.clone(), g.clone(), read(o, g)))?;
+    let (mut report, (mut queues, graph, t)) =
+        plan.run_observed_alone((meter(plan), obs), progress, |(m, o), g| (m.clone(), g.clone(), read(o, g)))?;
+    // Waits for credit still open when the run stopped end there (as the ports' stalls do).
+    queues.close_credit_waits(Time((report.sim_time_ns * 1e3).round() as u64));
     attach(&mut report, &queues, &graph);
     Ok((report, t))
 }
@@ -78,6 +86,8 @@ pub fn attach(report: &mut RunReport, meter: &QueueMeter, graph: &PortGraph) {
     let mut sums = [(0.0, 0u64); 2];
     let mut total = 0.0;
     let mut longest: Option<LongestQueue> = None;
+    // Network ports' credit-stall time over their VCs, and their VCs.
+    let (mut stall_ns, mut network_vcs) = (0.0, 0usize);
     for r in &mut report.ports {
         let p = graph.port(RouterId(r.router), r.port).index();
         if p >= meter.ports() {
@@ -88,6 +98,10 @@ pub fn attach(report: &mut RunReport, meter: &QueueMeter, graph: &PortGraph) {
         s.0 += q.queue_packet_ns;
         s.1 += r.packets;
         total += q.queue_mean_packets;
+        if r.kind != "terminal" {
+            stall_ns += q.credit_stall_vc_ns.iter().sum::<f64>();
+            network_vcs += q.credit_stall_vc_ns.len();
+        }
         if longest.as_ref().is_none_or(|l| q.queue_mean_packets > l.mean_packets) && q.queue_mean_packets > 0.0 {
             longest = Some(LongestQueue {
                 router: r.router,
@@ -101,7 +115,14 @@ pub fn attach(report: &mut RunReport, meter: &QueueMeter, graph: &PortGraph) {
         r.queue = Some(q);
     }
     let wait = |(ns, n): (f64, u64)| if n == 0 { 0.0 } else { ns / n as f64 };
-    report.queues = Some(QueueSummary { network_wait_ns: wait(sums[0]), terminal_wait_ns: wait(sums[1]), mean_packets_queued: total, longest });
+    let span = report.window_ns * network_vcs as f64;
+    report.queues = Some(QueueSummary {
+        network_wait_ns: wait(sums[0]),
+        terminal_wait_ns: wait(sums[1]),
+        mean_packets_queued: total,
+        longest,
+        credit_stall_vc_fraction: if span > 0.0 { stall_ns / span } else { 0.0 },
+    });
 }
 
 impl QueueSummary {
@@ -118,6 +139,6 @@ impl QueueSummary {
             };
             s += &format!("; longest {} of {at} {:.2} packets, {:.1} ns", l.label, l.mean_packets, l.wait_ns);
         }
-        s
+        s + &format!("; network VCs waited for credit {:.2}% of the time", 100.0 * self.credit_stall_vc_fraction)
     }
 }

@@ -37,6 +37,7 @@ pub fn mean_of<'a>(runs: impl IntoIterator<Item = Option<&'a QueueSummary>>) -> 
         terminal_wait_ns: mean(|q| q.terminal_wait_ns),
         mean_packets_queued: mean(|q| q.mean_packets_queued),
         longest: longest.cloned(),
+        credit_stall_vc_fraction: mean(|q| q.credit_stall_vc_fraction),
     })
 }
 
@@ -79,14 +80,20 @@ mod tests {
 
     fn summary(wait: f64, longest: f64) -> QueueSummary {
         let l = LongestQueue { router: longest as u32, port: 0, label: "X+".into(), coords: None, mean_packets: longest, wait_ns: 1.0 };
-        QueueSummary { network_wait_ns: wait, terminal_wait_ns: wait / 2.0, mean_packets_queued: 2.0 * wait, longest: Some(l) }
+        QueueSummary {
+            network_wait_ns: wait,
+            terminal_wait_ns: wait / 2.0,
+            mean_packets_queued: 2.0 * wait,
+            longest: Some(l),
+            credit_stall_vc_fraction: wait / 10.0,
+        }
     }
 
     #[test]
     fn a_point_of_several_runs_takes_their_means_and_the_longest_queue() {
         let (a, b) = (summary(1.0, 0.5), summary(3.0, 2.0));
         let m = mean_of([Some(&a), Some(&b)]).unwrap();
-        assert_eq!((m.network_wait_ns, m.terminal_wait_ns, m.mean_packets_queued), (2.0, 1.0, 4.0));
+        assert_eq!((m.network_wait_ns, m.terminal_wait_ns, m.mean_packets_queued, m.credit_stall_vc_fraction), (2.0, 1.0, 4.0, 0.2));
         assert_eq!(m.longest.unwrap().router, 2);
         assert_eq!(mean_of([Some(&a)]).unwrap(), a);
         assert!(mean_of([None, None]).is_none());

@@ -2,6 +2,7 @@
 //! CLI prints as JSON. The network layer records into these; nothing here knows how a network
 //! works.
 
+pub mod credit_waits;
 pub mod histogram;
 pub mod observer;
 pub mod ports;
@@ -9,6 +10,7 @@ pub mod queues;
 pub mod series;
 pub mod stream;
 
+pub use credit_waits::CreditWaits;
 pub use histogram::{LatencyBucket, LatencyHistogram, LatencySummary};
 pub use observer::Observer;
 pub use ports::{PortCounters, PortReport};

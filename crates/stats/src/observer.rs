@@ -31,6 +31,16 @@ pub trait Observer {
     /// (see [`crate::QueueMeter`]). Called as the grant happens, before [`Observer::on_hop`].
     #[inline(always)]
     fn on_queue_wait(&mut self, _port: PortId, _vc: u8, _ready: Time, _granted: Time, _bytes: u32) {}
+    /// Output `port`'s arbitration at `at` found a packet for its VC `vc` lacking credit: it
+    /// waits for that VC's credit from now (called once per such packet; a wait already open
+    /// goes on). Called only where an output waits for credit, never on a hop.
+    #[inline(always)]
+    fn on_credit_wait(&mut self, _port: PortId, _vc: u8, _at: Time) {}
+    /// Credit on VC `vc` reached output `port` at `at` while the output waited for it (after
+    /// [`Observer::on_credit_wait`], or for adaptive packets asleep on it): the output
+    /// arbitrates again in this instant, and a packet still lacking credit waits anew.
+    #[inline(always)]
+    fn on_credit_back(&mut self, _port: PortId, _vc: u8, _at: Time) {}
     /// Whether it watches anything (a partitioned run, which cannot feed an observer yet,
     /// refuses one that does).
     fn watching(&self) -> bool {
@@ -71,6 +81,16 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     fn on_queue_wait(&mut self, port: PortId, vc: u8, ready: Time, granted: Time, bytes: u32) {
         self.0.on_queue_wait(port, vc, ready, granted, bytes);
         self.1.on_queue_wait(port, vc, ready, granted, bytes);
+    }
+    #[inline(always)]
+    fn on_credit_wait(&mut self, port: PortId, vc: u8, at: Time) {
+        self.0.on_credit_wait(port, vc, at);
+        self.1.on_credit_wait(port, vc, at);
+    }
+    #[inline(always)]
+    fn on_credit_back(&mut self, port: PortId, vc: u8, at: Time) {
+        self.0.on_credit_back(port, vc, at);
+        self.1.on_credit_back(port, vc, at);
     }
     fn watching(&self) -> bool {
         self.0.watching() || self.1.watching()

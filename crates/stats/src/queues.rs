@@ -18,7 +18,11 @@
 //! integral is `A`, the mean occupancy is `L = A / T`, the throughput `λ = N / T`, and the mean
 //! wait `W = L / λ = A / N`. Packets still queued at either edge of the window make this an
 //! estimate whose error shrinks as the window grows against the waits.
+//!
+//! **Credit stalls per VC.** The meter also keeps, per output port and VC, how long the output
+//! waited for that VC's credit ([`crate::credit_waits`]), in the same window.
 
+use crate::credit_waits::CreditWaits;
 use crate::Observer;
 use fabricsim_core::{PortId, Time};
 
@@ -32,6 +36,8 @@ pub struct QueueMeter {
     /// window, side by side (a wait touches one 16-byte cell). Bytes times picoseconds stay
     /// below 2^64 for a megabyte queued over ten seconds of simulated time.
     cells: Vec<[u64; 2]>,
+    /// Credit-stall time per port and VC.
+    credit: CreditWaits,
 }
 
 /// One port's queue counters over a window, summed over its VCs (and per VC).
@@ -43,6 +49,8 @@ pub struct QueueCounters {
     pub byte_ps: u64,
     /// `packet_ps` of each VC.
     pub vc_packet_ps: Vec<u64>,
+    /// Credit-stall picoseconds of each VC (see [`crate::credit_waits`]).
+    pub vc_credit_stall_ps: Vec<u64>,
 }
 
 impl QueueMeter {
@@ -50,7 +58,13 @@ impl QueueMeter {
     /// `[from, to)` of simulated time.
     pub fn new(ports: usize, vcs: usize, from: Time, to: Time) -> Self {
         let vcs = vcs.max(1);
-        QueueMeter { vcs, from_ps: from.ps(), to_ps: to.ps().max(from.ps()), cells: vec![[0; 2]; ports * vcs] }
+        QueueMeter {
+            vcs,
+            from_ps: from.ps(),
+            to_ps: to.ps().max(from.ps()),
+            cells: vec![[0; 2]; ports * vcs],
+            credit: CreditWaits::new(ports, vcs, from, to),
+        }
     }
 
     /// VCs per port.
@@ -63,6 +77,12 @@ impl QueueMeter {
         self.cells.len() / self.vcs
     }
 
+    /// End the credit waits still open at `at`, the end of the run (a run that stops with
+    /// packets waiting for credit, such as a saturated one, leaves some open).
+    pub fn close_credit_waits(&mut self, at: Time) {
+        self.credit.close(at);
+    }
+
     /// The counters of `port` (a global port id).
     pub fn port(&self, port: usize) -> QueueCounters {
         let cells = &self.cells[port * self.vcs..(port + 1) * self.vcs];
@@ -70,6 +90,7 @@ impl QueueMeter {
             packet_ps: cells.iter().map(|c| c[0]).sum(),
             byte_ps: cells.iter().map(|c| c[1]).sum(),
             vc_packet_ps: cells.iter().map(|c| c[0]).collect(),
+            vc_credit_stall_ps: self.credit.port(port),
         }
     }
 }
@@ -84,6 +105,12 @@ impl Observer for QueueMeter {
         let c = &mut self.cells[port.index() * self.vcs + vc as usize];
         c[0] += inside;
         c[1] += inside * bytes as u64;
+    }
+    fn on_credit_wait(&mut self, port: PortId, vc: u8, at: Time) {
+        self.credit.start(port, vc, at);
+    }
+    fn on_credit_back(&mut self, port: PortId, vc: u8, at: Time) {
+        self.credit.end(port, vc, at);
     }
 }
 
@@ -101,6 +128,9 @@ pub struct QueueReport {
     pub queue_wait_ns: f64,
     /// `queue_packet_ns` per VC of the port.
     pub queue_vc_packet_ns: Vec<f64>,
+    /// Credit-stall time per VC of the port, ns: how long it had a packet for the VC that
+    /// waited for the VC's credit (see [`crate::credit_waits`]).
+    pub credit_stall_vc_ns: Vec<f64>,
 }
 
 impl QueueReport {
@@ -114,6 +144,7 @@ impl QueueReport {
             queue_mean_packets: if window_ps == 0 { 0.0 } else { c.packet_ps as f64 / window_ps as f64 },
             queue_wait_ns: if packets == 0 { 0.0 } else { ns(c.packet_ps) / packets as f64 },
             queue_vc_packet_ns: c.vc_packet_ps.iter().map(|&x| ns(x)).collect(),
+            credit_stall_vc_ns: c.vc_credit_stall_ps.iter().map(|&x| ns(x)).collect(),
         }
     }
 }
@@ -132,7 +163,7 @@ mod tests {
         m.on_queue_wait(PortId(0), 0, Time(250), Time(290), 1); // after it
         let c = m.port(1);
         assert_eq!((c.packet_ps, c.byte_ps, c.vc_packet_ps), (70, 50 * 10 + 10 * 4 + 10, vec![50, 20]));
-        assert_eq!(m.port(0), QueueCounters { vc_packet_ps: vec![0, 0], ..Default::default() });
+        assert_eq!(m.port(0), QueueCounters { vc_packet_ps: vec![0, 0], vc_credit_stall_ps: vec![0, 0], ..Default::default() });
         // A stay spanning the whole window counts the window's length.
         m.on_queue_wait(PortId(0), 1, Time(0), Time(1000), 1);
         assert_eq!(m.port(0).packet_ps, 100);

@@ -628,15 +628,21 @@ fn run_queues_adds_the_queue_counters_to_each_port_and_the_summary() {
             assert!(p[k].as_f64().is_some_and(|x| x >= 0.0), "ports[].{k}: {p}");
         }
         assert_eq!(p["queue_vc_packet_ns"].as_array().unwrap().len(), 2, "two VCs");
+        let stalls = p["credit_stall_vc_ns"].as_array().unwrap();
+        assert_eq!(stalls.len(), 2, "credit stall of each of two VCs: {p}");
+        assert!(stalls.iter().all(|x| x.as_f64().is_some_and(|x| (0.0..=window).contains(&x))), "{p}");
         let mean = p["queue_mean_packets"].as_f64().unwrap();
         assert!((mean * window - p["queue_packet_ns"].as_f64().unwrap()).abs() < 1e-6 * window.max(1.0));
     }
     let q = &v["queues"];
     assert!(q["network_wait_ns"].as_f64().unwrap() > 0.0 && q["mean_packets_queued"].as_f64().unwrap() > 0.0, "{q}");
+    assert!(q["credit_stall_vc_fraction"].as_f64().is_some_and(|x| (0.0..=1.0).contains(&x)), "{q}");
+    assert!(out.contains("waited for credit"), "{out}");
     // Without --queues the report is as before.
     let (code, out, err) = fabricsim(&[&base[..], &["--json", file.to_str().unwrap()]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(!out.contains("queues"), "{out}");
     let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     assert!(v.get("queues").is_none() && v["ports"][0].get("queue_packet_ns").is_none());
+    assert!(v["ports"].as_array().unwrap().iter().all(|p| p.get("credit_stall_vc_ns").is_none() && p.get("credit_stall_ns").is_some()));
 }

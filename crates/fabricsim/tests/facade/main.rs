@@ -2,6 +2,7 @@
 
 mod behaviour;
 mod collectives;
+mod credit_stalls;
 mod golden;
 mod jobs;
 mod queue_latency;

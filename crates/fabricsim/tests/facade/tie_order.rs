@@ -10,9 +10,10 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// The JSON report of a run without its wall-clock figures and provenance.
-fn report(s: &Scenario) -> serde_json::Value {
-    let r = Plan::new(s).unwrap().run().unwrap();
+/// The JSON report of a run without its wall-clock figures and provenance (with the queue
+/// meter's per-port fields and summary when `queues`).
+fn report_of(s: &Scenario, queues: bool) -> serde_json::Value {
+    let r = Plan { queues, ..Plan::new(s).unwrap() }.run().unwrap();
     let mut v = serde_json::to_value(&r).unwrap();
     let o = v.as_object_mut().unwrap();
     // Wall-clock figures, and the provenance (its scenario names the tie order itself).
@@ -32,10 +33,15 @@ fn with(s: &Scenario, sets: &[(&str, &str)]) -> Scenario {
 
 /// The fixed order's report equals the report under two shuffles.
 fn assert_tie_order_free(name: &str, s: &Scenario) {
-    let fixed = report(s);
+    assert_tie_order_free_of(name, s, false)
+}
+
+/// [`assert_tie_order_free`], with the queue meter on when `queues`.
+fn assert_tie_order_free_of(name: &str, s: &Scenario, queues: bool) {
+    let fixed = report_of(s, queues);
     for seed in ["11", "12"] {
         // The shuffle draws from the scenario's seed: change the queue's draws, not the traffic.
-        let shuffled = report(&with(s, &[("sim.tie_order", "\"shuffle\"")]).clone_with_queue_seed(seed));
+        let shuffled = report_of(&with(s, &[("sim.tie_order", "\"shuffle\"")]).clone_with_queue_seed(seed), queues);
         assert!(
             fixed == shuffled,
             "{name}: results change when same-instant events are shuffled (draw {seed})\nfixed:    {}\nshuffled: {}",
@@ -125,6 +131,39 @@ fn harder_settings_give_the_same_results_with_shuffled_ties() {
     let costs =
         [("nic.injection_engines", "2"), ("nic.software_overhead", "\"30ns\""), ("nic.poll_overhead", "\"50ns\""), ("nic.tx_overhead", "\"20ns\"")];
     assert_tie_order_free("all-to-all, 2 engines, core costs", &with(&a2a, &costs));
+}
+
+#[test]
+fn queue_counters_and_credit_stalls_per_vc_are_the_same_with_shuffled_ties() {
+    // Saturated runs with small buffers: many outputs wait for credit, returns and requests
+    // meet at the same instants (adaptive packets wait only on the escape VC).
+    let base = Scenario::from_file(&root().join("examples/torus-uniform.toml")).unwrap();
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        ("saturated uniform, 2 VCs, 1 KiB buffers", &[("workload.load", "0.9"), ("router.buffer", "\"1KiB\""), ("sim.duration", "2us")]),
+        (
+            "saturated uniform, 4 VCs, 1 KiB buffers, 2 engines",
+            &[("workload.load", "1.0"), ("router.vcs", "4"), ("router.buffer", "\"1KiB\""), ("nic.injection_engines", "2"), ("sim.duration", "2us")],
+        ),
+        (
+            "saturated adaptive, bubble escape, 1 KiB buffers",
+            &[
+                ("routing.type", "\"adaptive\""),
+                ("routing.escape", "\"bubble\""),
+                ("router.vcs", "2"),
+                ("router.buffer", "\"1KiB\""),
+                ("workload.load", "1.0"),
+                ("sim.duration", "2us"),
+            ],
+        ),
+    ];
+    for (name, sets) in cases {
+        let s = with(&base, sets);
+        let v = report_of(&s, true);
+        let stalled =
+            v["ports"].as_array().unwrap().iter().any(|p| p["credit_stall_vc_ns"].as_array().unwrap().iter().any(|x| x.as_f64().unwrap() > 0.0));
+        assert!(stalled, "{name}: some VC waits for credit");
+        assert_tie_order_free_of(name, &s, true);
+    }
 }
 
 #[test]

@@ -332,6 +332,7 @@ impl<O: Observer> Core<O> {
                         self.choose_again(out, bit, InputVcId(qbase + bit));
                     } else {
                         waiting = true;
+                        self.obs.on_credit_wait(PortId(out), v.out_vc, Time(now));
                         self.wait_for_credit(out, v.out_vc);
                     }
                 }
@@ -630,11 +631,14 @@ impl<O: Observer> Core<O> {
             return;
         }
         c.pend_at = NO_RETURN;
-        let port = self.fabric.upstream[self.fabric.vcs_div.div(q.0) as usize];
+        let (ds_port, vc) = self.fabric.vcs_div.div_rem(q.0);
+        let port = self.fabric.upstream[ds_port as usize];
         if self.is_pseudo(port) {
             let node = self.nics.engines_div.div(port - self.total_ports());
             self.post_injection(node);
         } else {
+            // Ends a credit wait of the output on this VC (see `Observer::on_credit_wait`).
+            self.obs.on_credit_back(PortId(port), vc as u8, self.queue.now());
             self.post_arbitration(port);
             if self.fabric.sleepers.is_some() {
                 self.wake_sleepers(port);

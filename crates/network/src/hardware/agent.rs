@@ -214,6 +214,7 @@ impl<O: Observer> Core<O> {
         let terminal = o.class == channel::TERMINAL;
         let vc = self.agent_vc(out, s.zone);
         if !terminal && self.credit(out, vc) < self.charge(vc, wire) {
+            self.obs.on_credit_wait(fabricsim_core::PortId(out), vc, Time(now));
             self.wait_for_credit(out, vc);
             return false;
         }

@@ -114,6 +114,7 @@ impl<O: Observer> Core<O> {
                 if x.class == channel::TERMINAL || core.credit(o, vc) >= core.charge(vc, wire) {
                     return true;
                 }
+                core.obs.on_credit_wait(fabricsim_core::PortId(o), vc, Time(now));
                 core.wait_for_credit(o, vc);
                 false
             };
