@@ -300,6 +300,14 @@ fn write_out(path: &PathBuf, text: &str) -> Result<(), Error> {
 /// path)` ("-" is standard output) must name a file that exists and can be written, or one that
 /// can be created (the test file is removed again). A run is not lost to a typo in a path.
 fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
+    // Two outputs into one file would write over each other.
+    let files: Vec<(&str, &PathBuf)> = outputs.iter().filter_map(|(o, p)| Some((*o, p.as_ref()?))).filter(|(_, p)| p.as_os_str() != "-").collect();
+    for (i, (option, path)) in files.iter().enumerate() {
+        if let Some((other, _)) = files[..i].iter().find(|(_, q)| same_file(q, path)) {
+            let why = format!("'{}' is also the file of {other}: give each output its own file", path.display());
+            return Err(fabricsim::ConfigError::new(*option, why).into());
+        }
+    }
     for (option, path) in outputs {
         let Some(path) = path else { continue };
         if path.as_os_str() == "-" {
@@ -319,6 +327,15 @@ fn check_outputs(outputs: &[(&str, &Option<PathBuf>)]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Whether two paths name the same file (their folders resolved, when they exist).
+fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    let resolve = |p: &std::path::Path| {
+        let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+        (std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf()), p.file_name().map(|n| n.to_os_string()))
+    };
+    resolve(a) == resolve(b)
 }
 
 /// A reader that closes early (`fabricsim info | head`) ends the command quietly, as other

@@ -40,8 +40,8 @@ pub struct SeriesReport {
 }
 
 /// Bytes one port takes in one interval of a series, from the run to the written file: its
-/// counters while the run goes on, its sample and row, and its text (up to about 200 bytes as
-/// pretty JSON).
+/// counters while the run goes on, its sample and row, and its text as a held series writes
+/// it (about 200 bytes).
 pub const BYTES_PER_PORT_INTERVAL: u64 = 320;
 
 /// How many intervals a series of `ports` ports may keep, and whether that bounds a run that

@@ -35,7 +35,15 @@ impl RowWriter for Vec<Box<dyn RowWriter + Send>> {
     }
 
     fn finish(&mut self, truncated_at_ns: Option<f64>) -> std::io::Result<()> {
-        self.iter_mut().try_for_each(|w| w.finish(truncated_at_ns))
+        // Every writer is finished, even after one failed; the first failure is returned.
+        let mut first = Ok(());
+        for w in self.iter_mut() {
+            let r = w.finish(truncated_at_ns);
+            if first.is_ok() {
+                first = r;
+            }
+        }
+        first
     }
 }
 
@@ -103,6 +111,11 @@ impl Plan {
             }
             _ => self,
         };
+        if let (Some(a), Some(b)) = (files.series, files.trace) {
+            if a == b {
+                return Err(ConfigError::new("--perfetto", format!("'{}' is also the series' file: give each its own", b.display())).into());
+            }
+        }
         if filter.busiest.is_some() {
             let (report, rows) = plan.run_with_series_filtered(interval, filter, progress)?;
             if let Some(path) = files.series {
@@ -114,22 +127,35 @@ impl Plan {
             }
             return Ok((report, rows.truncated_at_ns));
         }
+        // Written beside their names and renamed once the run has ended well, so a run that
+        // fails leaves no half-written file (and an older file of that name as it was).
+        let (series, trace) = (files.series.map(partial), files.trace.map(partial));
         let mut writers: Vec<Box<dyn RowWriter + Send>> = Vec::new();
         let opened = || -> Result<Vec<Box<dyn RowWriter + Send>>, Error> {
-            if let Some(path) = files.series {
-                writers.push(row_writer(SeriesFormat::of(path), create(path)?, interval.as_ns_f64())?);
+            if let (Some(path), Some(tmp)) = (files.series, &series) {
+                writers.push(row_writer(SeriesFormat::of(path), create(tmp)?, interval.as_ns_f64())?);
             }
-            if let Some(path) = files.trace {
-                writers.push(Box::new(TraceCounters::new(create(path)?, interval.as_ns_f64(), plan.topology.clone())));
+            if let Some(tmp) = &trace {
+                writers.push(Box::new(TraceCounters::new(create(tmp)?, interval.as_ns_f64(), plan.topology.clone())));
             }
             Ok(writers)
         };
-        let (report, truncated) = plan.run_streaming(interval, filter, opened, progress)?;
-        if let Some(path) = files.trace {
-            let file = std::fs::OpenOptions::new().append(true).open(path).map_err(io_at(path))?;
-            crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(path))?;
+        let ran = plan.run_streaming(interval, filter, opened, progress).and_then(|(report, truncated)| {
+            if let Some(tmp) = &trace {
+                let file = std::fs::OpenOptions::new().append(true).open(tmp).map_err(io_at(tmp))?;
+                crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(tmp))?;
+            }
+            Ok((report, truncated))
+        });
+        for (tmp, path) in [(&series, files.series), (&trace, files.trace)] {
+            let (Some(tmp), Some(path)) = (tmp, path) else { continue };
+            if ran.is_ok() {
+                std::fs::rename(tmp, path).map_err(io_at(path))?;
+            } else {
+                let _ = std::fs::remove_file(tmp);
+            }
         }
-        Ok((report, truncated))
+        ran
     }
 
     /// Run once, streaming the kept ports' rows into the writer `open` makes.
@@ -156,7 +182,7 @@ impl Plan {
             (s.with_sink(|k| k.close(truncated)), truncated)
         })?;
         match failed {
-            Some(e) => Err(Error::Io(format!("--series: {e}"))),
+            Some(e) => Err(Error::Io(format!("writing the series: {e}"))),
             None => Ok((report, truncated)),
         }
     }
@@ -165,6 +191,13 @@ impl Plan {
 /// An I/O error at `path`, naming it.
 fn io_at(path: &Path) -> impl Fn(std::io::Error) -> Error + '_ {
     move |e| Error::Io(format!("{}: {e}", path.display()))
+}
+
+/// Where a file is written until the run has ended well: its name with `.partial` added.
+fn partial(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial");
+    name.into()
 }
 
 /// `path` made (or emptied) for writing.

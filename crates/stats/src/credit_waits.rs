@@ -2,9 +2,11 @@
 //! not go because the VC's buffer downstream was full (its credit depleted), the counter
 //! hardware keeps per VC beside the per-port one.
 //!
-//! **Definition.** Output `port` waits for credit on VC `vc` from an arbitration that finds a
-//! packet for `vc` lacking credit ([`Observer::on_credit_wait`]) until credit on `vc` next
-//! reaches the output ([`Observer::on_credit_back`]). The credit triggers an arbitration at the
+//! **Definition.** Output `port` waits for credit on VC `vc` from an arbitration that grants
+//! nothing because every request lacks credit, one of them a packet for `vc`
+//! ([`Observer::on_credit_wait`]), until credit on `vc` next reaches the output
+//! ([`Observer::on_credit_back`]). A VC blocked while the output sends other VCs' packets is not
+//! counted: this splits the port's stall by VC. The credit triggers an arbitration at the
 //! same instant: if the packet still lacks credit (the return was too small), a new wait starts
 //! there, so the time is counted without a gap; if it goes, or the output sends another VC's
 //! packet meanwhile, the wait is over. Several packets waiting for one VC's credit at one output

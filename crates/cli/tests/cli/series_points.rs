@@ -159,3 +159,14 @@ fn sweep_and_collective_points_write_the_trace_of_the_same_run() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--perfetto"), "{err}");
 }
+
+#[test]
+fn two_outputs_into_one_file_are_refused_naming_the_second() {
+    let d = temp_dir("same-file");
+    let f = d.join("out.json");
+    let other = d.join(".").join("out.json");
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f.to_str().unwrap(), "--perfetto", other.to_str().unwrap()]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--perfetto") && err.contains("--series"), "{err}");
+    assert!(!f.exists(), "nothing written");
+}

@@ -54,7 +54,7 @@ pub fn compare(
         let workload = CollectiveSpec { algorithm: Some(a.clone()), size: *size, ..what.workload.clone() };
         point_scenario(base, WorkloadSpec::Collective(workload))
     };
-    if what.ports && what.series.is_some() {
+    if what.ports && what.series.is_some_and(|s| s.dir.is_some()) {
         return Err(
             ConfigError::new("--ports", "not with --series: a point's port counters are not kept beside its series yet; run them apart").into()
         );
@@ -76,7 +76,8 @@ pub fn compare(
                 let op = what.workload.op.map_or("program", |o| o.name());
                 let report = series.run(&plan, &crate::series_points::collective_stem(op, &p.1, p.0.get()), &mut progress)?;
                 let point = report.collective.ok_or_else(|| Error::Io(format!("{} {}: the run reported no collective", op, p.1)))?;
-                CollectivePoint { wall_s: Some(report.wall_seconds), queues: report.queues, ..point }
+                // (The operation log went to the point's trace: not kept for the comparison.)
+                CollectivePoint { wall_s: Some(report.wall_seconds), queues: report.queues, ops: Vec::new(), ..point }
             }
         };
         p.provenance = Some(crate::report::Provenance::of(&plan.scenario));

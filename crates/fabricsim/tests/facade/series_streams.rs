@@ -103,3 +103,24 @@ fn the_busiest_ports_go_to_a_csv_and_a_trace_held_until_the_run_ends() {
     let t = read_json(&trace);
     assert_eq!(tracks(t["traceEvents"].as_array().unwrap()).len(), 3, "one counter track per kept port");
 }
+
+#[test]
+fn a_run_that_fails_leaves_no_half_written_file_and_one_file_for_two_outputs_is_refused() {
+    let d = temp_dir("failed");
+    let (series, trace) = (d.join("s.json"), d.join("t.json"));
+    std::fs::write(&series, "an older file").unwrap();
+    // Refused once the files would be open: a series of a partitioned run.
+    let p = plan(&format!("{TORUS}[sim]\nthreads = 2\n"));
+    let files = SeriesFiles { series: Some(&series), trace: Some(&trace) };
+    assert!(p.run_series_files(Time::from_ns(500), &PortFilter::default(), files, |_| {}).is_err());
+    assert_eq!(std::fs::read_to_string(&series).unwrap(), "an older file");
+    assert!(!trace.exists());
+    let mut left: Vec<_> = std::fs::read_dir(&d).unwrap().map(|e| e.unwrap().file_name()).collect();
+    left.sort();
+    assert_eq!(left, ["s.json"], "no partial file left");
+    let same = SeriesFiles { series: Some(&trace), trace: Some(&trace) };
+    match plan(TORUS).run_series_files(Time::from_ns(500), &PortFilter::default(), same, |_| {}) {
+        Err(fabricsim::Error::Config(e)) => assert!(e.to_string().starts_with("--perfetto"), "{e}"),
+        other => panic!("not refused: {:?}", other.map(|_| ())),
+    }
+}

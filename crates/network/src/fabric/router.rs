@@ -351,7 +351,8 @@ impl<O: Observer> Core<O> {
     /// transit request wins `r` grants in a row while injection requests wait, then an
     /// injection request wins one (Blue Gene/Q's programmable ratio of grants to packets
     /// cutting through to grants to injection FIFOs). A grant made while no injection request
-    /// waits starts the run again.
+    /// can go (none waits, or those waiting lack credit or their crossbar input) starts the run
+    /// again: the ratio counts grants between requests that compete for the output.
     #[inline(never)]
     fn transit_or_injection(&mut self, out: u32, transit: Option<(u8, u32)>, inject: Option<(u8, u32)>) -> Option<(u8, u32)> {
         let (Some(t), Some(i)) = (transit, inject) else {
