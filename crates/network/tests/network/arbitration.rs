@@ -6,9 +6,7 @@
 //! ejection port (as fast as a link) sees four requests at once, again and again.
 
 use fabricsim_core::Time;
-use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulation, Workload};
-use fabricsim_routing::{DimensionOrder, Routing};
-use fabricsim_topology::Torus;
+use fabricsim_network::{Api, Delivered, NetworkParams, Rank, Workload};
 
 use crate::common;
 
@@ -60,18 +58,8 @@ impl Workload for Converge {
 /// Run `w` on the 3x3 mesh (one VC per port, so each source is one requester at the sink);
 /// `shuffle`: same-instant events in an order drawn from that seed.
 fn run(w: Converge, shuffle: Option<u64>) -> Vec<(Rank, Time)> {
-    let t = Torus::new(vec![3, 3], Some(vec![false, false]), None).unwrap();
-    let g = t.build_graph(1);
-    let r = Routing::from(DimensionOrder::new(t, None, 1, 1).unwrap());
     let p = NetworkParams { buffer_bytes: 1024, ..common::params(1) };
-    let mut sim = Simulation::new(g, r, p, w).unwrap();
-    if let Some(seed) = shuffle {
-        sim = sim.with_tie_shuffle(seed);
-    }
-    let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(1000), drain: Time::ZERO };
-    sim.run(limits, |_| {}).unwrap();
-    assert!(sim.workload().finished());
-    sim.workload().order.clone()
+    common::run_on_mesh(vec![3, 3], p, w, shuffle).workload().order.clone()
 }
 
 #[test]

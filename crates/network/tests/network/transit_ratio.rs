@@ -3,10 +3,7 @@
 //! to node 2, so router 1's output towards node 2 always has a request from its network port
 //! (node 0's packets, cutting through) and one from its injection port (node 1's).
 
-use fabricsim_core::Time;
-use fabricsim_network::{Api, Delivered, NetworkParams, Rank, RunLimits, Simulation, Workload};
-use fabricsim_routing::{DimensionOrder, Routing};
-use fabricsim_topology::Torus;
+use fabricsim_network::{Api, Delivered, NetworkParams, Rank, Workload};
 
 use crate::common;
 
@@ -47,18 +44,9 @@ impl Workload for TwoStreams {
 /// The sources of the deliveries, in order, with transit ratio `ratio`; `shuffle`: same-instant
 /// events in an order drawn from that seed.
 fn run(ratio: u32, shuffle: Option<u64>) -> Vec<u32> {
-    let t = Torus::new(vec![3], Some(vec![false]), None).unwrap();
-    let g = t.build_graph(1);
-    let r = Routing::from(DimensionOrder::new(t, None, 1, 1).unwrap());
     let p = NetworkParams { buffer_bytes: 1024, transit_ratio: ratio, ..common::params(1) };
-    let mut sim = Simulation::new(g, r, p, TwoStreams { count: 120, sent: [0; 2], order: Vec::new() }).unwrap();
-    if let Some(seed) = shuffle {
-        sim = sim.with_tie_shuffle(seed);
-    }
-    let limits = RunLimits { warmup: Time::ZERO, measure: Time::from_us(1000), drain: Time::ZERO };
-    sim.run(limits, |_| {}).unwrap();
-    assert!(sim.workload().finished());
-    sim.workload().order.clone()
+    let w = TwoStreams { count: 120, sent: [0; 2], order: Vec::new() };
+    common::run_on_mesh(vec![3], p, w, shuffle).workload().order.clone()
 }
 
 /// Lengths of the runs of node 0's deliveries between two of node 1's, while both still send

@@ -16,3 +16,26 @@ pub(crate) fn params(vcs: u8) -> NetworkParams {
         ..NetworkParams::default()
     }
 }
+
+/// Run `w` until it has finished (within 1 ms) on a mesh of `shape` (no wrap-around links, one
+/// node per router, dimension-order routing on one VC) with `params`; `shuffle`: same-instant
+/// events in an order drawn from that seed.
+pub(crate) fn run_on_mesh<W: fabricsim_network::Workload>(
+    shape: Vec<u32>,
+    params: NetworkParams,
+    w: W,
+    shuffle: Option<u64>,
+) -> fabricsim_network::Simulation<W> {
+    let wraps = vec![false; shape.len()];
+    let t = fabricsim_topology::Torus::new(shape, Some(wraps), None).unwrap();
+    let g = t.build_graph(1);
+    let r = fabricsim_routing::Routing::from(fabricsim_routing::DimensionOrder::new(t, None, 1, 1).unwrap());
+    let mut sim = fabricsim_network::Simulation::new(g, r, params, w).unwrap();
+    if let Some(seed) = shuffle {
+        sim = sim.with_tie_shuffle(seed);
+    }
+    let limits = fabricsim_network::RunLimits { warmup: Time::ZERO, measure: Time::from_us(1000), drain: Time::ZERO };
+    sim.run(limits, |_| {}).unwrap();
+    assert!(sim.workload().finished());
+    sim
+}
