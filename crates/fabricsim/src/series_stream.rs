@@ -76,21 +76,6 @@ impl SeriesFormat {
 }
 
 impl Plan {
-    /// Run once, writing the kept ports' series to the writer `open` gives (called once the
-    /// run is known to be allowed) as CSV while it runs (the columns and rows of
-    /// [`SeriesReport::to_csv`]); also where the series stops, ns, when the run went on past
-    /// the intervals [`crate::series::series_memory`] allows (the same bound as the series
-    /// held in memory, so the file stays the size the machine could hold).
-    pub fn run_streaming_csv<W: Write + Send>(
-        &self,
-        interval: Time,
-        filter: &PortFilter,
-        open: impl FnOnce() -> Result<W, Error>,
-        progress: impl FnMut(Time),
-    ) -> Result<(RunReport, Option<f64>), Error> {
-        self.run_streaming(interval, filter, || Ok(CsvRows { out: open()?, started: false }), progress)
-    }
-
     /// Run once, writing the series to `files` (see [`SeriesFiles`]), each streamed as the run
     /// goes; with `--series-busiest` the series is held until the run ends, when the busiest
     /// ports are known, and written then. Returns the report and where the series stops, ns,
