@@ -402,7 +402,7 @@ fn run(cli: Cli, ranks: &mpi::Ranks) -> Result<(), Error> {
             if !ranks.prints() {
                 return Ok(());
             }
-            let _ = write!(human(&[&json, &series]), "{}", report.summary());
+            let _ = write!(human(&[&json, &series, &perfetto]), "{}", report.summary());
             if report.packets_delivered == 0 {
                 eprintln!(
                     "warning: the run delivered nothing in {:.1} us simulated: check the load, the window (sim.duration) and the link bandwidth against the packet size",

@@ -56,6 +56,8 @@ pub mod ranges;
 pub mod report;
 pub mod scenario;
 pub mod series;
+mod series_csv;
+mod series_disk;
 pub mod series_filter;
 mod series_json;
 mod series_parquet;

@@ -57,6 +57,12 @@ pub struct TraceCounters<W: Write> {
     topology: Topology,
     /// Per kept port: its router, its track's name and the value it last wrote (NaN: none).
     tracks: Vec<(u32, String, f64)>,
+    /// Per kept port, one after the other: its counter event's text up to the time stamp's
+    /// value (the same in every interval), and where each ends.
+    heads: Vec<u8>,
+    head_ends: Vec<u32>,
+    /// An interval's events, gathered before they go to the writer.
+    line: Vec<u8>,
     /// End of the last interval written, ns.
     end_ns: f64,
     started: bool,
@@ -66,7 +72,17 @@ impl<W: Write> TraceCounters<W> {
     /// Counters of intervals of `interval_ns`, router processes named by their coordinates on
     /// `topology`'s torus.
     pub fn new(out: W, interval_ns: f64, topology: Topology) -> Self {
-        TraceCounters { out, interval_ns, topology, tracks: Vec::new(), end_ns: 0.0, started: false }
+        TraceCounters {
+            out,
+            interval_ns,
+            topology,
+            tracks: Vec::new(),
+            heads: Vec::new(),
+            head_ends: Vec::new(),
+            line: Vec::new(),
+            end_ns: 0.0,
+            started: false,
+        }
     }
 
     /// The writer, to add [`write_tail`] after [`RowWriter::finish`].
@@ -90,6 +106,31 @@ impl<W: Write> TraceCounters<W> {
         serde_json::to_writer(&mut self.out, ev).map_err(std::io::Error::from)
     }
 
+    /// The kept ports' tracks, named "LABEL util" under their router's process; ports of one
+    /// router that share a label (a fat-tree switch's up or down ports) add their port number.
+    /// Their events' heads are made once.
+    fn name_tracks(&mut self, ports: &[SeriesPortInfo]) -> std::io::Result<()> {
+        let mut seen = std::collections::HashMap::new();
+        for p in ports {
+            *seen.entry((p.router, p.label.as_str())).or_insert(0u32) += 1;
+        }
+        self.tracks = ports
+            .iter()
+            .map(|p| {
+                let name =
+                    if seen[&(p.router, p.label.as_str())] > 1 { format!("{} port {} util", p.label, p.local) } else { format!("{} util", p.label) };
+                (p.router, name, f64::NAN)
+            })
+            .collect();
+        for (router, name, _) in &self.tracks {
+            self.heads.extend_from_slice(b",{\"name\":");
+            serde_json::to_writer(&mut self.heads, name)?;
+            write!(self.heads, r#","ph":"C","pid":{},"ts":"#, router_pid(*router))?;
+            self.head_ends.push(self.heads.len() as u32);
+        }
+        Ok(())
+    }
+
     /// Router `r`'s process name: its id and, on a torus, its coordinates.
     fn router_name(&self, r: u32) -> String {
         match &self.topology {
@@ -106,19 +147,33 @@ impl<W: Write> RowWriter for TraceCounters<W> {
     fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, _packets: &[u32]) -> std::io::Result<()> {
         self.start()?;
         if self.tracks.is_empty() {
-            self.tracks = ports.iter().map(|p| (p.router, format!("{} util", p.label), f64::NAN)).collect();
+            self.name_tracks(ports)?;
         }
-        for (i, u) in utilization.enumerate() {
-            let (router, _, last) = &self.tracks[i];
+        // The text of what serde writes for a [`Counter`], made from its parts: the track's
+        // head, the interval's time stamp (once), the value.
+        let mut ts = Vec::with_capacity(24);
+        serde_json::to_writer(&mut ts, &us(t_ns))?;
+        let mut from = 0;
+        for ((track, &to), u) in self.tracks.iter_mut().zip(&self.head_ends).zip(utilization) {
+            let head = &self.heads[from..to as usize];
+            from = to as usize;
             // NaN never equals itself: a track's first value is always written.
-            if u != *last {
-                let pid = router_pid(*router);
-                self.out.write_all(b",")?;
-                let ev = Counter { name: &self.tracks[i].1, ph: "C", pid, ts: us(t_ns), args: Utilization { utilization: u } };
-                serde_json::to_writer(&mut self.out, &ev)?;
-                self.tracks[i].2 = u;
+            if u != track.2 {
+                let line = &mut self.line;
+                line.extend_from_slice(head);
+                line.extend_from_slice(&ts);
+                line.extend_from_slice(br#","args":{"utilization":"#);
+                serde_json::to_writer(&mut *line, &u)?;
+                line.extend_from_slice(b"}}");
+                track.2 = u;
+                if line.len() >= 64 * 1024 {
+                    self.out.write_all(line)?;
+                    line.clear();
+                }
             }
         }
+        self.out.write_all(&self.line)?;
+        self.line.clear();
         self.end_ns = t_ns + self.interval_ns;
         Ok(())
     }

@@ -49,13 +49,9 @@ pub const BYTES_PER_PORT_INTERVAL: u64 = 320;
 /// the machine has) divided by what an interval takes. A run whose end is known (open-loop:
 /// warm-up, window and the longest drain) that needs more is refused, naming the estimate.
 pub fn series_memory(plan: &Plan, ports: u64, interval: Time) -> Result<usize, Error> {
-    if interval.ps() == 0 {
-        return Err(ConfigError::new("--interval", "0ns: an interval must be positive").into());
-    }
-    let net = crate::memory::footprint(&plan.scenario)?.bytes;
-    let (have, why) = crate::memory::limit(plan.scenario.sim.max_memory);
+    check_interval(plan, interval)?;
+    let (left, why) = memory_left(plan)?;
     let per_interval = ports.max(1) * BYTES_PER_PORT_INTERVAL;
-    let left = have.saturating_sub(net);
     let cap = (left / per_interval).max(1);
     if !plan.closed {
         let l = &plan.limits;
@@ -75,6 +71,28 @@ pub fn series_memory(plan: &Plan, ports: u64, interval: Time) -> Result<usize, E
         }
     }
     Ok(cap.min(usize::MAX as u64) as usize)
+}
+
+/// Refuse an interval of zero, or one longer than an open-loop run's warm-up and window (the
+/// series would be one interval or two), naming the value.
+pub fn check_interval(plan: &Plan, interval: Time) -> Result<(), Error> {
+    if interval.ps() == 0 {
+        return Err(ConfigError::new("--interval", "0ns: an interval must be positive").into());
+    }
+    let run = plan.limits.warmup.ps() + plan.limits.measure.ps();
+    if !plan.closed && interval.ps() > run {
+        let why = format!("{interval} is longer than the run's {} of warm-up and window: give a shorter interval", Time(run));
+        return Err(ConfigError::new("--interval", why).into());
+    }
+    Ok(())
+}
+
+/// Bytes left for a series beside the network (`sim.max_memory`, else what the machine has),
+/// and where that limit comes from.
+pub(crate) fn memory_left(plan: &Plan) -> Result<(u64, &'static str), Error> {
+    let net = crate::memory::footprint(&plan.scenario)?.bytes;
+    let (have, why) = crate::memory::limit(plan.scenario.sim.max_memory);
+    Ok((have.saturating_sub(net), why))
 }
 
 /// A series as columns, for a run report that carries its series (`run --json FILE
@@ -123,15 +141,6 @@ impl SeriesReport {
             packets[p][slot(r.t_ns)] = r.packets;
         }
         SeriesColumns { interval_ns: self.interval_ns, intervals, truncated_at_ns: self.truncated_at_ns, ports, utilization, packets }
-    }
-
-    /// As CSV, one row per (interval, port), with a header line.
-    pub fn to_csv(&self) -> String {
-        let mut s = String::from("t_ns,router,port,kind,label,utilization,packets\n");
-        for r in &self.rows {
-            s.push_str(&format!("{},{},{},{},{},{:.6},{}\n", r.t_ns, r.router, r.port, r.kind, r.label, r.utilization, r.packets));
-        }
-        s
     }
 }
 

@@ -9,9 +9,10 @@ use crate::series_stream::RowWriter;
 use crate::Error;
 use parquet::basic::Compression;
 use parquet::data_type::{ByteArray, ByteArrayType, DoubleType, Int32Type};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use parquet::schema::types::ColumnPath;
 use std::io::Write;
 use std::sync::Arc;
 
@@ -46,6 +47,9 @@ pub(crate) struct ParquetRows<W: Write + Send> {
     /// `None` once closed.
     out: Option<SerializedFileWriter<W>>,
     cols: Columns,
+    /// Each kept port's kind and label as the column's values, made once (a writer is given
+    /// the same ports in every interval; a copy shares the bytes).
+    names: Vec<(ByteArray, ByteArray)>,
 }
 
 fn io(e: parquet::errors::ParquetError) -> std::io::Error {
@@ -56,20 +60,35 @@ impl<W: Write + Send> ParquetRows<W> {
     /// A file with the series' schema, uncompressed (keeps the dependency lean).
     pub(crate) fn new(out: W) -> Result<Self, Error> {
         let schema = Arc::new(parse_message_type(SCHEMA).expect("the series schema parses"));
-        let props = Arc::new(WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).set_created_by("fabricsim".into()).build());
+        // The text columns keep no min/max statistics: comparing every row's bytes cost more
+        // than the rest of the row (their values are all in each page's dictionary).
+        let mut props = WriterProperties::builder().set_compression(Compression::UNCOMPRESSED).set_created_by("fabricsim".into());
+        for text in ["kind", "label"] {
+            props = props.set_column_statistics_enabled(ColumnPath::from(text), EnabledStatistics::None);
+        }
+        let props = Arc::new(props.build());
         let out = SerializedFileWriter::new(out, schema, props).map_err(|e| Error::Io(format!("--series: {e}")))?;
-        Ok(ParquetRows { out: Some(out), cols: Columns::default() })
+        Ok(ParquetRows { out: Some(out), cols: Columns::default(), names: Vec::new() })
     }
 
     /// Add one row (written with its row group).
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push(&mut self, t_ns: f64, router: u32, port: u32, kind: &str, label: &str, utilization: f64, packets: u32) -> std::io::Result<()> {
+    pub(crate) fn push(
+        &mut self,
+        t_ns: f64,
+        router: u32,
+        port: u32,
+        kind: ByteArray,
+        label: ByteArray,
+        utilization: f64,
+        packets: u32,
+    ) -> std::io::Result<()> {
         let c = &mut self.cols;
         c.t_ns.push(t_ns);
         c.router.push(router as i32);
         c.port.push(port as i32);
-        c.kind.push(ByteArray::from(kind));
-        c.label.push(ByteArray::from(label));
+        c.kind.push(kind);
+        c.label.push(label);
         c.utilization.push(utilization);
         c.packets.push(packets as i32);
         if c.t_ns.len() >= ROW_GROUP {
@@ -107,8 +126,12 @@ impl<W: Write + Send> ParquetRows<W> {
 
 impl<W: Write + Send> RowWriter for ParquetRows<W> {
     fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()> {
-        for ((p, u), &n) in ports.iter().zip(utilization).zip(packets) {
-            self.push(t_ns, p.router, p.local, p.kind, &p.label, u, n)?;
+        if self.names.len() != ports.len() {
+            self.names = ports.iter().map(|p| (ByteArray::from(p.kind), ByteArray::from(p.label.as_str()))).collect();
+        }
+        for (i, ((p, u), &n)) in ports.iter().zip(utilization).zip(packets).enumerate() {
+            let (kind, label) = self.names[i].clone();
+            self.push(t_ns, p.router, p.local, kind, label, u, n)?;
         }
         Ok(())
     }

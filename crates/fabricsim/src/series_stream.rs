@@ -9,7 +9,7 @@ use crate::series::SeriesReport;
 use crate::series_filter::SeriesPortInfo;
 use crate::{Error, Plan, RunReport};
 use fabricsim_core::{ConfigError, Time};
-use fabricsim_stats::{SeriesSink, StreamSeries};
+use fabricsim_stats::{PortCount, SeriesSink, StreamSeries};
 use std::io::Write;
 use std::path::Path;
 
@@ -65,6 +65,15 @@ pub enum SeriesFormat {
 }
 
 impl SeriesFormat {
+    /// The format's name in messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            SeriesFormat::Csv => "CSV",
+            SeriesFormat::Json => "JSON",
+            SeriesFormat::Parquet => "Parquet",
+        }
+    }
+
     /// `.json`: JSON rows; `.parquet`: Parquet; anything else (and standard output): CSV.
     pub fn of(path: &Path) -> Self {
         match path.extension().and_then(|e| e.to_str()) {
@@ -116,9 +125,11 @@ impl Plan {
         // fails leaves no half-written file (and an older file of that name as it was).
         let (series, trace) = (files.series.map(partial), files.trace.map(partial));
         let mut writers: Vec<Box<dyn RowWriter + Send>> = Vec::new();
-        let opened = || -> Result<Vec<Box<dyn RowWriter + Send>>, Error> {
+        let opened = |kept: &[SeriesPortInfo]| -> Result<Vec<Box<dyn RowWriter + Send>>, Error> {
             if let (Some(path), Some(tmp)) = (files.series, &series) {
-                writers.push(row_writer(SeriesFormat::of(path), create(tmp)?, interval.as_ns_f64())?);
+                let format = SeriesFormat::of(path);
+                crate::series_disk::check_disk(plan, interval, kept, format, path)?;
+                writers.push(row_writer(format, create(tmp)?, interval.as_ns_f64())?);
             }
             if let Some(tmp) = &trace {
                 writers.push(Box::new(TraceCounters::new(create(tmp)?, interval.as_ns_f64(), plan.topology.clone())));
@@ -143,12 +154,12 @@ impl Plan {
         ran
     }
 
-    /// Run once, streaming the kept ports' rows into the writer `open` makes.
+    /// Run once, streaming the kept ports' rows into the writer `open` makes of them.
     pub(crate) fn run_streaming<R: RowWriter>(
         &self,
         interval: Time,
         filter: &PortFilter,
-        open: impl FnOnce() -> Result<R, Error>,
+        open: impl FnOnce(&[SeriesPortInfo]) -> Result<R, Error>,
         progress: impl FnMut(Time),
     ) -> Result<(RunReport, Option<f64>), Error> {
         let g = self.build_graph();
@@ -157,10 +168,13 @@ impl Plan {
             let why = format!("{n}: the busiest ports are known only when the run ends; use Plan::run_series_files, which holds such a series");
             return Err(ConfigError::new("--series-busiest", why).into());
         }
-        let cap = crate::series::series_memory(self, g.total_ports() as u64, interval)?;
-        let sink = Streamed { out: open()?, interval_ps: interval.ps(), ports, failed: None };
+        // Memory holds the intervals hops in progress span, not the run: the ring may take
+        // what is left beside the network, and the file grows with the run.
+        crate::series::check_interval(self, interval)?;
+        let (left, _) = crate::series::memory_left(self)?;
+        let sink = Streamed { out: open(&ports)?, interval_ps: interval.ps(), ports, failed: None };
         let series = StreamSeries::new(g.total_ports() as usize, interval, sink).map_err(|m| ConfigError::new("--interval", m))?;
-        let series = series.with_max_intervals(cap);
+        let series = series.with_max_bytes(left.min(usize::MAX as u64) as usize);
         let (report, (failed, truncated)) = self.run_observed(series, progress, |s, _| {
             s.finish();
             let truncated = s.truncated().then(|| (s.intervals() as u64 * interval.ps()) as f64 / 1e3);
@@ -193,7 +207,7 @@ fn create(path: &Path) -> Result<std::io::BufWriter<std::fs::File>, Error> {
 /// The writer of a series in `format`, into `out`.
 fn row_writer<W: Write + Send + 'static>(format: SeriesFormat, out: W, interval_ns: f64) -> Result<Box<dyn RowWriter + Send>, Error> {
     Ok(match format {
-        SeriesFormat::Csv => Box::new(CsvRows { out, started: false }),
+        SeriesFormat::Csv => Box::new(crate::series_csv::CsvRows::new(out)),
         SeriesFormat::Json => Box::new(crate::series_json::JsonRows::new(out, interval_ns)),
         SeriesFormat::Parquet => Box::new(crate::series_parquet::ParquetRows::new(out)?),
     })
@@ -212,6 +226,13 @@ impl SeriesReport {
         let mut w = TraceCounters::new(out, self.interval_ns, topology.clone());
         self.replay(&mut w)?;
         crate::perfetto::write_tail(&mut w.into_inner(), report)
+    }
+
+    /// The series as CSV text, the file [`SeriesReport::write`] makes of a `.csv` path.
+    pub fn to_csv(&self) -> String {
+        let mut w = crate::series_csv::CsvRows::new(Vec::new());
+        self.replay(&mut w).expect("writing into memory");
+        String::from_utf8(w.into_inner()).expect("the rows are UTF-8")
     }
 
     /// Feed the rows to `w` interval by interval, as a run feeds a streamed series.
@@ -251,49 +272,16 @@ impl<R: RowWriter> Streamed<R> {
 }
 
 impl<R: RowWriter> SeriesSink for Streamed<R> {
-    fn interval(&mut self, i: usize, busy_ps: &[u32], packets: &[u32]) {
+    fn interval(&mut self, i: usize, counts: &[PortCount]) {
         if self.failed.is_some() {
             return;
         }
         let t_ns = (i as u64 * self.interval_ps) as f64 / 1e3;
         let w = self.interval_ps as f64;
-        let mut utilization = self.ports.iter().map(|p| busy_ps[p.global] as f64 / w);
-        let packets: Vec<u32> = self.ports.iter().map(|p| packets[p.global]).collect();
+        let mut utilization = self.ports.iter().map(|p| counts[p.global].busy_ps as f64 / w);
+        let packets: Vec<u32> = self.ports.iter().map(|p| counts[p.global].packets).collect();
         if let Err(e) = self.out.rows(t_ns, &self.ports, &mut utilization, &packets) {
             self.failed = Some(e);
         }
-    }
-}
-
-/// CSV rows, as [`SeriesReport::to_csv`] writes them.
-struct CsvRows<W: Write> {
-    out: W,
-    /// Whether the header line was written.
-    started: bool,
-}
-
-impl<W: Write> CsvRows<W> {
-    fn start(&mut self) -> std::io::Result<()> {
-        if !self.started {
-            self.started = true;
-            self.out.write_all(b"t_ns,router,port,kind,label,utilization,packets\n")?;
-        }
-        Ok(())
-    }
-}
-
-impl<W: Write> RowWriter for CsvRows<W> {
-    fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()> {
-        self.start()?;
-        for ((p, u), n) in ports.iter().zip(utilization).zip(packets) {
-            writeln!(self.out, "{t_ns},{},{},{},{},{u:.6},{n}", p.router, p.local, p.kind, p.label)?;
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self, _truncated_at_ns: Option<f64>) -> std::io::Result<()> {
-        // A run that sent nothing: the header alone, as the in-memory series writes it.
-        self.start()?;
-        self.out.flush()
     }
 }

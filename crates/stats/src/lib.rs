@@ -16,4 +16,4 @@ pub use observer::Observer;
 pub use ports::{PortCounters, PortReport};
 pub use queues::{QueueCounters, QueueMeter, QueueReport};
 pub use series::PortSeries;
-pub use stream::{SeriesSink, StreamSeries};
+pub use stream::{PortCount, SeriesSink, StreamSeries};

@@ -3,29 +3,56 @@
 //! transmissions in progress still overlap, whatever the run's length.
 //!
 //! Hops are reported when they start ([`Observer::on_hop`] is called at the simulated time
-//! `start`), so once a hop starts in interval `i`, every interval before `i` is final.
+//! `start`, which never goes back), so once a hop starts in interval `i`, every interval
+//! before `i` is final.
+//!
+//! The intervals held live in one flat ring of `slots x ports` counts (slots a power of two,
+//! doubled when a long hop needs more), a port's busy time beside its packets. A hop that starts
+//! and ends inside the interval of the latest start, most of them, is counted with two
+//! comparisons and two additions: no division, no bookkeeping.
 
 use crate::Observer;
 use fabricsim_core::{PortId, Time};
 use std::cell::RefCell;
-use std::collections::VecDeque;
+
+/// One port's counts in one interval.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PortCount {
+    /// Busy picoseconds (at most the interval, which fits 32 bits).
+    pub busy_ps: u32,
+    /// Packets whose transmission started in the interval.
+    pub packets: u32,
+}
 
 /// Where finished intervals go, in order from interval 0, none skipped.
 pub trait SeriesSink {
-    /// Interval `i` is final: each port's busy picoseconds and packets started in it.
-    fn interval(&mut self, i: usize, busy_ps: &[u32], packets: &[u32]);
+    /// Interval `i` is final: each port's counts in it, by global port id.
+    fn interval(&mut self, i: usize, counts: &[PortCount]);
 }
 
 #[derive(Debug)]
 struct Inner<S> {
-    /// The first interval still held.
+    interval_ps: u64,
+    ports: usize,
+    /// The intervals held: interval `i`'s counts are `cells[slot(i) * ports..][..ports]`.
+    /// Slots of intervals not held are all zero.
+    cells: Vec<PortCount>,
+    /// Slots in the ring: 0 before the first hop, then a power of two.
+    slots: usize,
+    /// The first interval held, and how many are held from it.
     base: usize,
-    busy: VecDeque<Vec<u32>>,
-    packets: VecDeque<Vec<u32>>,
+    held: usize,
+    /// The end, ps, of the interval the latest hop started in, and where its counts start in
+    /// `cells` (0 before the first hop, and once the series is cut short, so every hop then
+    /// takes the general path).
+    cur_end_ps: u64,
+    cur_at: usize,
     /// Most intervals held at once (for tests and the docs' memory claim).
     peak_held: usize,
     /// Intervals written at most, and whether the run went on past them.
     max_intervals: usize,
+    /// Bytes the ring may take at most.
+    max_bytes: usize,
     truncated: bool,
     sink: S,
 }
@@ -33,8 +60,6 @@ struct Inner<S> {
 /// A per-port series that streams its finished intervals to `S` (see the module docs).
 #[derive(Debug)]
 pub struct StreamSeries<S: SeriesSink> {
-    interval_ps: u64,
-    ports: usize,
     inner: RefCell<Inner<S>>,
 }
 
@@ -44,15 +69,36 @@ impl<S: SeriesSink> StreamSeries<S> {
         if interval.ps() == 0 || interval.ps() > u32::MAX as u64 {
             return Err(format!("{interval} must be positive and at most 4ms"));
         }
-        let inner =
-            Inner { base: 0, busy: VecDeque::new(), packets: VecDeque::new(), peak_held: 0, max_intervals: usize::MAX, truncated: false, sink };
-        Ok(StreamSeries { interval_ps: interval.ps(), ports, inner: RefCell::new(inner) })
+        let inner = Inner {
+            interval_ps: interval.ps(),
+            ports,
+            cells: Vec::new(),
+            slots: 0,
+            base: 0,
+            held: 0,
+            cur_end_ps: 0,
+            cur_at: 0,
+            peak_held: 0,
+            max_intervals: usize::MAX,
+            max_bytes: usize::MAX,
+            truncated: false,
+            sink,
+        };
+        Ok(StreamSeries { inner: RefCell::new(inner) })
     }
 
     /// Write at most `n` intervals (at least one), as [`crate::PortSeries::with_max_intervals`]
     /// keeps at most `n`: a bound on the file when the run's end is not known in advance.
     pub fn with_max_intervals(self, n: usize) -> Self {
         self.inner.borrow_mut().max_intervals = n.max(1);
+        self
+    }
+
+    /// Let the ring take at most `bytes` (at least one interval's counts): a hop spanning more
+    /// intervals than that holds cuts the series short there, as a full memory cuts
+    /// [`crate::PortSeries`] short.
+    pub fn with_max_bytes(self, bytes: usize) -> Self {
+        self.inner.borrow_mut().max_bytes = bytes;
         self
     }
 
@@ -65,14 +111,15 @@ impl<S: SeriesSink> StreamSeries<S> {
     /// last one reached are not written, as in [`crate::PortSeries`]).
     pub fn finish(&self) {
         let mut s = self.inner.borrow_mut();
-        let upto = s.base + s.busy.len();
+        let upto = s.base + s.held;
         s.flush_before(upto);
+        s.cur_end_ps = 0;
     }
 
     /// Intervals handed to the sink so far plus those held.
     pub fn intervals(&self) -> usize {
         let s = self.inner.borrow();
-        s.base + s.busy.len()
+        s.base + s.held
     }
 
     /// The most intervals held at once.
@@ -87,69 +134,112 @@ impl<S: SeriesSink> StreamSeries<S> {
 }
 
 impl<S: SeriesSink> Inner<S> {
-    /// Pass on every interval before `i`, zeros for those never reached in between.
+    /// Where interval `i`'s counts start in `cells` (`i` held).
+    fn at(&self, i: usize) -> usize {
+        (i & (self.slots - 1)) * self.ports
+    }
+
+    /// Pass on every interval before `i`: those held, then zeros for those never reached.
     fn flush_before(&mut self, i: usize) {
         while self.base < i {
-            match (self.busy.pop_front(), self.packets.pop_front()) {
-                (Some(b), Some(p)) => self.sink.interval(self.base, &b, &p),
-                _ => return,
+            if self.held == 0 {
+                // Every slot is zero: each interval left before `i` was reached empty.
+                let zeros = if self.slots == 0 { vec![PortCount::default(); self.ports] } else { Vec::new() };
+                let counts = if self.slots == 0 { &zeros[..] } else { &self.cells[..self.ports] };
+                while self.base < i {
+                    self.sink.interval(self.base, counts);
+                    self.base += 1;
+                }
+                return;
             }
+            let at = self.at(self.base);
+            let counts = &mut self.cells[at..at + self.ports];
+            self.sink.interval(self.base, counts);
+            counts.fill(PortCount::default());
+            self.held -= 1;
             self.base += 1;
         }
     }
 
-    fn grow(&mut self, i: usize, ports: usize) {
-        while self.base + self.busy.len() <= i {
-            self.busy.push_back(vec![0; ports]);
-            self.packets.push_back(vec![0; ports]);
+    /// Hold every interval up to `i` (from `base`), doubling the ring when it is too small;
+    /// false, and the series cut short, when `i` is past the last interval it may write or the
+    /// ring may not grow that far.
+    fn hold(&mut self, i: usize) -> bool {
+        let need = i + 1 - self.base;
+        if need <= self.held {
+            return true;
         }
-        self.peak_held = self.peak_held.max(self.busy.len());
+        if need > self.slots && i < self.max_intervals {
+            let slots = need.next_power_of_two();
+            if self.slots > 0 && slots.saturating_mul(self.ports * std::mem::size_of::<PortCount>()) > self.max_bytes {
+                self.max_intervals = self.base + self.slots;
+            } else {
+                let mut cells = vec![PortCount::default(); slots * self.ports];
+                for j in self.base..self.base + self.held {
+                    let (from, to) = (self.at(j), (j & (slots - 1)) * self.ports);
+                    cells[to..to + self.ports].copy_from_slice(&self.cells[from..from + self.ports]);
+                }
+                (self.cells, self.slots) = (cells, slots);
+            }
+        }
+        if i >= self.max_intervals {
+            self.truncated = true;
+            return false;
+        }
+        self.held = need;
+        self.peak_held = self.peak_held.max(need);
+        true
+    }
+
+    /// Count a hop that does not lie inside the interval of the latest start: it starts a
+    /// later interval, spans several, or the series was cut short.
+    #[cold]
+    #[inline(never)]
+    fn count_across(&mut self, p: usize, start: u64, end: u64) {
+        let w = self.interval_ps;
+        let first = (start / w) as usize;
+        if first >= self.max_intervals {
+            self.truncated = true;
+            self.cur_end_ps = 0;
+            return;
+        }
+        // Every interval before this one is final.
+        self.flush_before(first);
+        if !self.hold(first) {
+            self.cur_end_ps = 0;
+            return;
+        }
+        let at = self.at(first);
+        self.cells[at + p].packets += 1;
+        let mut t = start;
+        while t < end {
+            let i = (t / w) as usize;
+            if !self.hold(i) {
+                break;
+            }
+            let until = ((i as u64 + 1) * w).min(end);
+            let at = self.at(i);
+            self.cells[at + p].busy_ps += (until - t) as u32;
+            t = until;
+        }
+        (self.cur_end_ps, self.cur_at) = ((first as u64 + 1) * w, self.at(first));
     }
 }
 
 impl<S: SeriesSink> Observer for StreamSeries<S> {
+    #[inline]
     fn on_hop(&mut self, port: PortId, start: Time, end: Time, _bytes: u32) {
-        let (p, w, ports) = (port.index(), self.interval_ps, self.ports);
         let s = self.inner.get_mut();
-        let first = (start.ps() / w) as usize;
-        // Most hops lie inside one interval already held: counted in place. (Intervals before
-        // it that are final are handed on by the next hop that needs a new interval, so the
-        // intervals held stay those that transmissions in progress span.)
-        let at = first.wrapping_sub(s.base);
-        if at < s.busy.len() && end.ps() <= (first as u64 + 1) * w {
-            s.packets[at][p] += 1;
-            s.busy[at][p] += (end.ps() - start.ps()) as u32;
+        let (start, end) = (start.ps(), end.ps());
+        // Starts never go back, so a hop starting before the end of the latest start's
+        // interval starts in it.
+        if start < s.cur_end_ps && end <= s.cur_end_ps {
+            let c = &mut s.cells[s.cur_at + port.index()];
+            c.busy_ps += (end - start) as u32;
+            c.packets += 1;
             return;
         }
-        if first >= s.max_intervals {
-            s.truncated = true;
-            return;
-        }
-        // Every interval before this one is final; those between the last held and this one
-        // were reached empty.
-        s.flush_before(first);
-        if s.base < first {
-            let zeros = vec![0; ports];
-            while s.base < first {
-                s.sink.interval(s.base, &zeros, &zeros);
-                s.base += 1;
-            }
-        }
-        s.grow(first, ports);
-        s.packets[first - s.base][p] += 1;
-        let mut t = start.ps();
-        while t < end.ps() {
-            let i = (t / w) as usize;
-            if i >= s.max_intervals {
-                s.truncated = true;
-                break;
-            }
-            let until = ((i as u64 + 1) * w).min(end.ps());
-            s.grow(i, ports);
-            let at = i - s.base;
-            s.busy[at][p] += (until - t) as u32;
-            t = until;
-        }
+        s.count_across(port.index(), start, end);
     }
 }
 
@@ -159,44 +249,89 @@ mod tests {
     use crate::PortSeries;
 
     #[derive(Default)]
-    struct Keep(Vec<(usize, Vec<u32>, Vec<u32>)>);
+    struct Keep(Vec<(usize, Vec<PortCount>)>);
     impl SeriesSink for Keep {
-        fn interval(&mut self, i: usize, busy: &[u32], packets: &[u32]) {
-            self.0.push((i, busy.to_vec(), packets.to_vec()));
+        fn interval(&mut self, i: usize, counts: &[PortCount]) {
+            self.0.push((i, counts.to_vec()));
+        }
+    }
+
+    /// Feed the same hops to the in-memory series and a stream; the stream's intervals.
+    fn both(ports: usize, w: u64, max: usize, hops: &[(u32, u64, u64)]) -> (PortSeries, StreamSeries<Keep>) {
+        let mut a = PortSeries::new(ports, Time(w)).unwrap().with_max_intervals(max);
+        let mut b = StreamSeries::new(ports, Time(w), Keep::default()).unwrap().with_max_intervals(max);
+        for &(p, s, e) in hops {
+            a.on_hop(PortId(p), Time(s), Time(e), 64);
+            b.on_hop(PortId(p), Time(s), Time(e), 64);
+        }
+        b.finish();
+        (a, b)
+    }
+
+    fn assert_same(a: &PortSeries, b: &StreamSeries<Keep>, ports: usize) {
+        assert_eq!((b.intervals(), b.truncated()), (a.intervals(), a.truncated()));
+        let got = b.with_sink(|k| std::mem::take(&mut k.0));
+        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), (0..a.intervals()).collect::<Vec<_>>());
+        for (i, counts) in &got {
+            for (p, c) in counts.iter().enumerate().take(ports) {
+                assert_eq!((c.busy_ps as u64, c.packets), (a.busy_ps(*i, p), a.packets(*i, p)), "interval {i} port {p}");
+            }
         }
     }
 
     #[test]
     fn it_streams_what_the_in_memory_series_holds_keeping_few_intervals() {
-        let mut a = PortSeries::new(3, Time(100)).unwrap();
-        let mut b = StreamSeries::new(3, Time(100), Keep::default()).unwrap();
         // Hops in time order of their start, some spanning intervals, with a gap of empty ones.
         let hops = [(1, 50, 320), (2, 100, 200), (1, 320, 330), (0, 330, 900), (2, 1500, 1510), (1, 1505, 1700)];
-        for (p, s, e) in hops {
-            a.on_hop(PortId(p), Time(s), Time(e), 64);
-            b.on_hop(PortId(p), Time(s), Time(e), 64);
-        }
-        b.finish();
-        assert_eq!(b.intervals(), a.intervals());
-        let got = b.with_sink(|k| std::mem::take(&mut k.0));
-        assert_eq!(got.len(), a.intervals());
-        for (i, busy, packets) in &got {
-            for p in 0..3 {
-                assert_eq!((busy[p] as u64, packets[p]), (a.busy_ps(*i, p), a.packets(*i, p)), "interval {i} port {p}");
-            }
-        }
-        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), (0..a.intervals()).collect::<Vec<_>>());
+        let (a, b) = both(3, 100, usize::MAX, &hops);
         assert!(b.peak_held() <= 7, "held {} intervals: a hop of 570 ps spans 7", b.peak_held());
+        assert_same(&a, &b, 3);
         // Bounded as the in-memory series is: the same intervals kept, the same flag.
-        let mut a = PortSeries::new(1, Time(100)).unwrap().with_max_intervals(2);
-        let mut b = StreamSeries::new(1, Time(100), Keep::default()).unwrap().with_max_intervals(2);
-        for (s, e) in [(150, 190), (190, 260), (900, 950)] {
-            a.on_hop(PortId(0), Time(s), Time(e), 64);
-            b.on_hop(PortId(0), Time(s), Time(e), 64);
+        let (a, b) = both(1, 100, 2, &[(0, 150, 190), (0, 190, 260), (0, 900, 950)]);
+        assert!(b.truncated());
+        assert_same(&a, &b, 1);
+    }
+
+    #[test]
+    fn random_hops_give_the_in_memory_series_through_ring_growth_gaps_and_cuts() {
+        // A small xorshift: hops with non-decreasing starts, lengths from a few ps to many
+        // intervals (the ring doubles), idle gaps, and a cut in some cases.
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..200 {
+            let (ports, w) = (1 + next(5) as usize, 10 + next(200));
+            let max = if case % 4 == 0 { 1 + next(30) as usize } else { usize::MAX };
+            let mut t = 0;
+            let hops: Vec<(u32, u64, u64)> = (0..next(60))
+                .map(|_| {
+                    t += if next(10) == 0 { next(20 * w) } else { next(w / 2) };
+                    let len = if next(8) == 0 { next(12 * w) } else { 1 + next(w) };
+                    (next(ports as u64) as u32, t, t + len)
+                })
+                .collect();
+            let (a, b) = both(ports, w, max, &hops);
+            assert_same(&a, &b, ports);
         }
+    }
+
+    #[test]
+    fn a_ring_that_may_not_grow_cuts_the_series_where_memory_ends() {
+        // Two ports, 8 bytes each a slot: 32 bytes hold two slots, so a hop over four intervals
+        // is cut after the second, and later hops only mark the series cut short.
+        let mut b = StreamSeries::new(2, Time(100), Keep::default()).unwrap().with_max_bytes(32);
+        b.on_hop(PortId(0), Time(50), Time(120), 64);
+        b.on_hop(PortId(1), Time(150), Time(550), 64);
+        b.on_hop(PortId(0), Time(600), Time(610), 64);
         b.finish();
-        assert_eq!((b.intervals(), b.truncated()), (a.intervals(), a.truncated()));
+        assert!(b.truncated());
+        assert_eq!(b.peak_held(), 2);
         let got = b.with_sink(|k| std::mem::take(&mut k.0));
-        assert_eq!(got.iter().map(|g| g.1[0] as u64).collect::<Vec<_>>(), vec![a.busy_ps(0, 0), a.busy_ps(1, 0)]);
+        let busy: Vec<Vec<u32>> = got.iter().map(|(_, c)| c.iter().map(|c| c.busy_ps).collect()).collect();
+        assert_eq!(busy, vec![vec![50, 0], vec![20, 50], vec![0, 100]]);
     }
 }

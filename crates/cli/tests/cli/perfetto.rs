@@ -122,3 +122,14 @@ fn a_programs_operations_are_slices_nested_in_their_ranks_slice() {
     let send = slices(ev, 10).into_iter().find(|o| o.0 == "send to 1").expect("rank 0's send");
     assert!(recv.1 < 1e-9 && recv.2 > send.1, "{recv:?} vs {send:?}");
 }
+
+#[test]
+fn a_trace_on_standard_output_is_all_there_is_on_it() {
+    let (code, out, err) =
+        fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=2us", "--perfetto", "-", "--interval", "500ns"]);
+    assert_eq!(code, 0, "{err}");
+    let t: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("standard output is not one JSON trace ({e}): {out:.300}"));
+    assert!(t["traceEvents"].as_array().is_some_and(|e| e.iter().any(|e| e["ph"] == "C")));
+    // The run's summary went to standard error.
+    assert!(err.contains("scenario") && err.contains("latency ns"), "{err}");
+}

@@ -19,19 +19,33 @@ fn a_series_too_large_for_memory_is_refused_or_bounded_naming_the_estimate() {
     // A file left by an earlier process of the same id would pass for one written here.
     let _ = std::fs::remove_file(&file);
     let f = file.to_str().unwrap();
-    // An open-loop run knows its end: refused before it starts, with the estimate.
-    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f, "--interval", "1ps"]);
+    // A held series (the busiest ports are known when the run ends) of an open-loop run, whose
+    // end is known: refused before it starts, with the estimate.
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f, "--series-busiest", "4", "--interval", "1ps"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.starts_with("error: --interval: 1ps") && err.contains("GB for the series") && err.contains("intervals of 80 ports"), "{err}");
     assert!(!file.exists());
-    // A benchmark runs until done: its series stops where the memory allowed, and says so.
+    // A streamed series holds a few intervals whatever the run's length; its file is refused
+    // when it cannot fit on the disk it goes to (1.25 ms at 1 ps: 1.25e9 intervals of 80 ports).
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=1ms", "--series", f, "--interval", "1ps"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.starts_with("error: --interval: 1ps") && err.contains("GB of CSV") && err.contains("free in"), "{err}");
+    assert!(!file.exists() && !std::path::Path::new(&format!("{f}.partial")).exists());
+    // A benchmark runs until done: its held series stops where the memory allowed, and says
+    // so; streamed, the same memory writes it whole.
     let pingpong = example("tofu-like-pingpong.toml");
-    let (code, _, err) = fabricsim(&["run", &pingpong, "--series", f, "--interval", "100ns", "--set", "sim.max_memory=110MB"]);
+    let bounded = ["run", &pingpong, "--series", f, "--interval", "100ns", "--set", "sim.max_memory=110MB"];
+    let (code, _, err) = fabricsim(&[&bounded[..], &["--series-busiest", "1000000"]].concat());
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("warning: --series: the series stops at"), "{err}");
     let rows = std::fs::read_to_string(&file).unwrap().lines().count();
+    let (code, _, err) = fabricsim(&bounded);
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("the series stops at"), "{err}");
+    let streamed = std::fs::read_to_string(&file).unwrap().lines().count();
     let (_, _, _) = fabricsim(&["run", &pingpong, "--series", f, "--interval", "100ns"]);
     let all = std::fs::read_to_string(&file).unwrap().lines().count();
     assert!(rows < all, "{rows} rows bounded, {all} in all");
+    assert_eq!(streamed, all);
     std::fs::remove_file(&file).unwrap();
 }

@@ -124,3 +124,28 @@ fn a_run_that_fails_leaves_no_half_written_file_and_one_file_for_two_outputs_is_
         other => panic!("not refused: {:?}", other.map(|_| ())),
     }
 }
+
+#[test]
+fn a_fat_tree_switchs_ports_that_share_a_label_get_a_track_each() {
+    let d = temp_dir("fat-tree-tracks");
+    let toml =
+        "[topology]\ntype = \"fat_tree\"\nradix = 4\nlevels = 2\n[workload]\ntype = \"uniform_random\"\nload = 0.3\n[sim]\nduration = \"2us\"\n";
+    let p = plan(toml);
+    let every = Time::from_ns(500);
+    let trace = d.join("t.json");
+    let files = SeriesFiles { series: None, trace: Some(&trace) };
+    p.run_series_files(every, &PortFilter::default(), files, |_| {}).unwrap();
+    let tracks = tracks(read_json(&trace)["traceEvents"].as_array().unwrap());
+    let (_, held) = p.run_with_series(every, |_| {}).unwrap();
+    let first: Vec<_> = held.rows.iter().filter(|r| r.t_ns == 0.0).collect();
+    // The switches have several up or down ports of one label: without the port number they
+    // would share tracks.
+    let labels: std::collections::BTreeSet<(u32, &str)> = first.iter().map(|r| (r.router, r.label.as_str())).collect();
+    assert!(labels.len() < first.len(), "{} labels for {} ports", labels.len(), first.len());
+    assert_eq!(tracks.len(), first.len());
+    for r in &first {
+        let shared = first.iter().filter(|o| o.router == r.router && o.label == r.label).count() > 1;
+        let name = if shared { format!("{} port {} util", r.label, r.port) } else { format!("{} util", r.label) };
+        assert!(tracks.contains_key(&(100 + r.router as u64, name.clone())), "{name} of router {}", r.router);
+    }
+}

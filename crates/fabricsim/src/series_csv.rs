@@ -1,0 +1,152 @@
+//! A series written as CSV (`run --series FILE.csv`, [`crate::series::SeriesReport::to_csv`]):
+//! one line per kept port and interval, `t_ns,router,port,kind,label,utilization,packets`.
+//!
+//! A run writes a line for every port in every interval, so the text is made by hand: integers
+//! through `itoa`, the utilisation with six decimals from its value scaled to an integer, and an
+//! interval's lines gathered in one buffer. The text is what `format!("{u:.6}")` and `{}` give.
+
+use crate::series_filter::SeriesPortInfo;
+use crate::series_stream::RowWriter;
+use std::io::Write;
+
+/// The header line.
+pub(crate) const HEADER: &[u8] = b"t_ns,router,port,kind,label,utilization,packets\n";
+
+/// Lines gathered before they go to the writer.
+const CHUNK: usize = 64 * 1024;
+
+pub(crate) struct CsvRows<W: Write> {
+    out: W,
+    /// Whether the header line was written.
+    started: bool,
+    line: Vec<u8>,
+    /// Each kept port's `router,port,kind,label,` (the same in every interval), one after the
+    /// other, and where each ends.
+    names: Vec<u8>,
+    name_ends: Vec<u32>,
+}
+
+impl<W: Write> CsvRows<W> {
+    pub(crate) fn new(out: W) -> Self {
+        CsvRows { out, started: false, line: Vec::with_capacity(CHUNK + 256), names: Vec::new(), name_ends: Vec::new() }
+    }
+
+    fn start(&mut self) -> std::io::Result<()> {
+        if !self.started {
+            self.started = true;
+            self.out.write_all(HEADER)?;
+        }
+        Ok(())
+    }
+
+    /// The kept ports' names, made once (a writer is given the same ports in every interval).
+    fn name(&mut self, ports: &[SeriesPortInfo]) {
+        self.names.clear();
+        self.name_ends.clear();
+        for p in ports {
+            let _ = write!(self.names, "{},{},{},{},", p.router, p.local, p.kind, p.label);
+            self.name_ends.push(self.names.len() as u32);
+        }
+    }
+
+    pub(crate) fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> RowWriter for CsvRows<W> {
+    fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()> {
+        self.start()?;
+        // The interval's start is the same on every line: its text once.
+        let mut t = Vec::with_capacity(24);
+        write!(t, "{t_ns},")?;
+        if self.name_ends.len() != ports.len() {
+            self.name(ports);
+        }
+        let mut num = itoa::Buffer::new();
+        let mut from = 0;
+        for ((&to, u), &n) in self.name_ends.iter().zip(utilization).zip(packets) {
+            let line = &mut self.line;
+            line.extend_from_slice(&t);
+            line.extend_from_slice(&self.names[from..to as usize]);
+            from = to as usize;
+            push_fixed6(line, u);
+            line.push(b',');
+            line.extend_from_slice(num.format(n).as_bytes());
+            line.push(b'\n');
+            if line.len() >= CHUNK {
+                self.out.write_all(line)?;
+                line.clear();
+            }
+        }
+        self.out.write_all(&self.line)?;
+        self.line.clear();
+        Ok(())
+    }
+
+    fn finish(&mut self, _truncated_at_ns: Option<f64>) -> std::io::Result<()> {
+        // A run that sent nothing: the header alone, as the in-memory series writes it.
+        self.start()?;
+        self.out.flush()
+    }
+}
+
+/// `u` with six decimals, as `format!("{u:.6}")` writes it: the value scaled by a million and
+/// rounded (half to even, as the exact formatting rounds a tie), in integer digits. Values
+/// whose scaled fraction lies too near one half for the product's rounding to be trusted, and
+/// values outside `0..=4e9`, go through `format!`.
+pub(crate) fn push_fixed6(out: &mut Vec<u8>, u: f64) {
+    let x = u * 1e6;
+    if !(0.0..=4e15).contains(&x) || (x - x.floor() - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{u:.6}");
+        return;
+    }
+    let n = x.round_ties_even() as u64;
+    if n < 1_000_000 {
+        // "0." and six digits, filled from the right.
+        let mut text = *b"0.000000";
+        let mut rest = n;
+        for d in text[2..].iter_mut().rev() {
+            *d = b'0' + (rest % 10) as u8;
+            rest /= 10;
+        }
+        out.extend_from_slice(&text);
+        return;
+    }
+    let mut num = itoa::Buffer::new();
+    out.extend_from_slice(num.format(n / 1_000_000).as_bytes());
+    out.push(b'.');
+    let frac = num.format(n % 1_000_000).as_bytes();
+    out.extend(std::iter::repeat_n(b'0', 6 - frac.len()));
+    out.extend_from_slice(frac);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixed6(u: f64) -> String {
+        let mut v = Vec::new();
+        push_fixed6(&mut v, u);
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn six_decimals_are_what_format_writes() {
+        // Utilisations as runs make them (busy over interval), exact ties (k/128, k/2^20),
+        // values next to ties, ones and zeros, and values outside the integer path.
+        let mut cases = vec![0.0, 1.0, 0.5, 0.0000005, 0.0078125, 0.9999995, 0.99999949999, 1e-12, 2.5, 1234.5678905, -0.25, 1e300, f64::NAN];
+        for w in [7u64, 100, 1000, 10_000, 100_000, 999_983, 1 << 20] {
+            for busy in (0..=w).step_by((w / 997).max(1) as usize) {
+                cases.push(busy as f64 / w as f64);
+            }
+        }
+        for k in 0..=(1 << 12) {
+            let u = k as f64 / 4096.0;
+            cases.extend([u, f64::from_bits(u.to_bits() + 1), f64::from_bits(u.to_bits().saturating_sub(1))]);
+        }
+        for u in cases {
+            assert_eq!(fixed6(u), format!("{u:.6}"), "{u:e}");
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Whether a streamed series can fit on its disk. Memory no longer bounds a streamed series, so
+//! a mistyped interval (`--interval 1ps`) would otherwise fill the disk before failing. An
+//! open-loop run lasts at least its warm-up and window, which gives the fewest rows its file
+//! gets; a file whose least size exceeds the space free where it goes is refused before the
+//! run, naming the estimate. A run whose end is not known (a benchmark, a collective) is not
+//! checked: a full disk ends it with an error naming the file.
+
+use crate::series_filter::SeriesPortInfo;
+use crate::series_stream::SeriesFormat;
+use crate::{Error, Plan};
+use fabricsim_core::{ConfigError, Time};
+use std::path::Path;
+
+/// Refuse a series of `ports` at `interval` in `format` that cannot fit in the space free where
+/// `path` goes (see the module docs).
+pub(crate) fn check_disk(plan: &Plan, interval: Time, ports: &[SeriesPortInfo], format: SeriesFormat, path: &Path) -> Result<(), Error> {
+    if plan.closed || interval.ps() == 0 {
+        return Ok(());
+    }
+    let run = plan.limits.warmup.ps() + plan.limits.measure.ps();
+    let intervals = run / interval.ps();
+    let per_interval: u64 = ports.iter().map(|p| least_row_bytes(format, p)).sum();
+    let need = intervals.saturating_mul(per_interval);
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    // A disk whose space cannot be read is not checked.
+    let Ok(fs) = rustix::fs::statvfs(dir) else { return Ok(()) };
+    let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+    if need <= free {
+        return Ok(());
+    }
+    let why = format!(
+        "{interval} over a run of at least {} is {intervals} intervals of {} ports: at least {:.1} GB of {}, more than the {:.1} GB free in {}; use a longer interval or keep fewer ports (--series-ports, --series-region)",
+        Time(run),
+        ports.len(),
+        need as f64 / 1e9,
+        format.name(),
+        free as f64 / 1e9,
+        dir.display()
+    );
+    Err(ConfigError::new("--interval", why).into())
+}
+
+/// The fewest bytes a row of port `p` takes in `format`: its names and the shortest values.
+fn least_row_bytes(format: SeriesFormat, p: &SeriesPortInfo) -> u64 {
+    let digits = |n: u32| n.checked_ilog10().unwrap_or(0) as u64 + 1;
+    let names = digits(p.router) + digits(p.local) + (p.kind.len() + p.label.len()) as u64;
+    match format {
+        // `0,` + names and their commas + `0.000000,0` + newline.
+        SeriesFormat::Csv => names + 2 + 4 + 10 + 1,
+        // The keys, quotes and braces (76 bytes) and the shortest values (`0`, `0.0`, `0`).
+        SeriesFormat::Json => names + 76 + 5,
+        // Compressed columns: a byte a row at least.
+        SeriesFormat::Parquet => 1,
+    }
+}
