@@ -91,24 +91,38 @@ impl<W: Write> RowWriter for CsvRows<W> {
     }
 }
 
+/// The numbers 00 to 99 as two digits each.
+const PAIRS: &[u8; 200] = b"0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
 /// `u` with six decimals, as `format!("{u:.6}")` writes it: the value scaled by a million and
-/// rounded (half to even, as the exact formatting rounds a tie), in integer digits. Values
-/// whose scaled fraction lies too near one half for the product's rounding to be trusted, and
-/// values outside `0..=4e9`, go through `format!`.
+/// rounded to the nearest integer, in digits. Values whose scaled fraction lies too near one
+/// half for the product's rounding to be trusted (the exact formatting rounds a true tie to
+/// even), and values outside `0..=1000` (where the product's error could pass that margin) or
+/// negative (`-0.0` included), go through `format!`.
 pub(crate) fn push_fixed6(out: &mut Vec<u8>, u: f64) {
     let x = u * 1e6;
-    if !(0.0..=4e15).contains(&x) || (x - x.floor() - 0.5).abs() < 1e-6 {
+    if !(0.0..=1e9).contains(&x) || u.is_sign_negative() {
         let _ = write!(out, "{u:.6}");
         return;
     }
-    let n = x.round_ties_even() as u64;
+    let whole = x as u64;
+    // Exact: a double minus its integer part.
+    let frac = x - whole as f64;
+    if (frac - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{u:.6}");
+        return;
+    }
+    let n = whole + (frac > 0.5) as u64;
     if n < 1_000_000 {
-        // "0." and six digits, filled from the right.
+        // "0." and six digits, two at a time.
         let mut text = *b"0.000000";
-        let mut rest = n;
-        for d in text[2..].iter_mut().rev() {
-            *d = b'0' + (rest % 10) as u8;
-            rest /= 10;
+        for (k, pair) in [n / 10_000, n / 100 % 100, n % 100].into_iter().enumerate() {
+            let at = 2 + 2 * k;
+            text[at..at + 2].copy_from_slice(&PAIRS[2 * pair as usize..2 * pair as usize + 2]);
         }
         out.extend_from_slice(&text);
         return;
@@ -135,7 +149,24 @@ mod tests {
     fn six_decimals_are_what_format_writes() {
         // Utilisations as runs make them (busy over interval), exact ties (k/128, k/2^20),
         // values next to ties, ones and zeros, and values outside the integer path.
-        let mut cases = vec![0.0, 1.0, 0.5, 0.0000005, 0.0078125, 0.9999995, 0.99999949999, 1e-12, 2.5, 1234.5678905, -0.25, 1e300, f64::NAN];
+        let mut cases = vec![
+            0.0,
+            -0.0,
+            1.0,
+            0.5,
+            999.9999995,
+            1000.5,
+            0.0000005,
+            0.0078125,
+            0.9999995,
+            0.99999949999,
+            1e-12,
+            2.5,
+            1234.5678905,
+            -0.25,
+            1e300,
+            f64::NAN,
+        ];
         for w in [7u64, 100, 1000, 10_000, 100_000, 999_983, 1 << 20] {
             for busy in (0..=w).step_by((w / 997).max(1) as usize) {
                 cases.push(busy as f64 / w as f64);

@@ -2,8 +2,11 @@
 //! a mistyped interval (`--interval 1ps`) would otherwise fill the disk before failing. An
 //! open-loop run lasts at least its warm-up and window, which gives the fewest rows its file
 //! gets; a file whose least size exceeds the space free where it goes is refused before the
-//! run, naming the estimate. A run whose end is not known (a benchmark, a collective) is not
-//! checked: a full disk ends it with an error naming the file.
+//! run, naming the estimate. Each file is checked alone (not with a trace beside it, nor with
+//! the other points of a sweep writing into the same folder). A run whose end is not known (a
+//! benchmark, a collective) is not checked, nor is a trace (written only where a value
+//! changes, it grows with the packets, not the intervals): a full disk makes the run fail when
+//! it ends, naming the file.
 
 use crate::series_filter::SeriesPortInfo;
 use crate::series_stream::SeriesFormat;
@@ -23,8 +26,7 @@ pub(crate) fn check_disk(plan: &Plan, interval: Time, ports: &[SeriesPortInfo], 
     let need = intervals.saturating_mul(per_interval);
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // A disk whose space cannot be read is not checked.
-    let Ok(fs) = rustix::fs::statvfs(dir) else { return Ok(()) };
-    let free = fs.f_bavail.saturating_mul(fs.f_frsize);
+    let Some(free) = free_bytes(dir) else { return Ok(()) };
     if need <= free {
         return Ok(());
     }
@@ -40,6 +42,17 @@ pub(crate) fn check_disk(plan: &Plan, interval: Time, ports: &[SeriesPortInfo], 
     Err(ConfigError::new("--interval", why).into())
 }
 
+/// Bytes free for an unprivileged writer on the disk of `dir`.
+#[cfg(unix)]
+fn free_bytes(dir: &Path) -> Option<u64> {
+    rustix::fs::statvfs(dir).ok().map(|fs| fs.f_bavail.saturating_mul(fs.f_frsize))
+}
+
+#[cfg(not(unix))]
+fn free_bytes(_dir: &Path) -> Option<u64> {
+    None
+}
+
 /// The fewest bytes a row of port `p` takes in `format`: its names and the shortest values.
 fn least_row_bytes(format: SeriesFormat, p: &SeriesPortInfo) -> u64 {
     let digits = |n: u32| n.checked_ilog10().unwrap_or(0) as u64 + 1;
@@ -47,8 +60,9 @@ fn least_row_bytes(format: SeriesFormat, p: &SeriesPortInfo) -> u64 {
     match format {
         // `0,` + names and their commas + `0.000000,0` + newline.
         SeriesFormat::Csv => names + 2 + 4 + 10 + 1,
-        // The keys, quotes and braces (76 bytes) and the shortest values (`0`, `0.0`, `0`).
-        SeriesFormat::Json => names + 76 + 5,
+        // The keys, quotes, braces and separator (76 bytes) and the shortest values (`0.0`,
+        // `0.0`, `0`).
+        SeriesFormat::Json => names + 76 + 7,
         // Compressed columns: a byte a row at least.
         SeriesFormat::Parquet => 1,
     }

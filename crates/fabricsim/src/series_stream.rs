@@ -136,7 +136,13 @@ impl Plan {
             }
             Ok(writers)
         };
-        let ran = plan.run_streaming(interval, filter, opened, progress).and_then(|(report, truncated)| {
+        // A write that failed (a full disk) is reported when the run ends, naming the files.
+        let names = || [files.series, files.trace].iter().flatten().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" and ");
+        let ran = plan.run_streaming(interval, filter, opened, progress).map_err(|e| match e {
+            Error::Io(m) if m.starts_with("writing the series") => Error::Io(format!("{}: {m}", names())),
+            e => e,
+        });
+        let ran = ran.and_then(|(report, truncated)| {
             if let Some(tmp) = &trace {
                 let file = std::fs::OpenOptions::new().append(true).open(tmp).map_err(io_at(tmp))?;
                 crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(tmp))?;

@@ -26,8 +26,9 @@ fn a_series_too_large_for_memory_is_refused_or_bounded_naming_the_estimate() {
     assert!(err.starts_with("error: --interval: 1ps") && err.contains("GB for the series") && err.contains("intervals of 80 ports"), "{err}");
     assert!(!file.exists());
     // A streamed series holds a few intervals whatever the run's length; its file is refused
-    // when it cannot fit on the disk it goes to (1.25 ms at 1 ps: 1.25e9 intervals of 80 ports).
-    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=1ms", "--series", f, "--interval", "1ps"]);
+    // when it cannot fit on the disk it goes to (a second at 1 ps: 1e12 intervals of 80 ports,
+    // petabytes).
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=1s", "--series", f, "--interval", "1ps"]);
     assert_eq!(code, 2, "{err}");
     assert!(err.starts_with("error: --interval: 1ps") && err.contains("GB of CSV") && err.contains("free in"), "{err}");
     assert!(!file.exists() && !std::path::Path::new(&format!("{f}.partial")).exists());
