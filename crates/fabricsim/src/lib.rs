@@ -54,6 +54,7 @@ pub mod queues;
 pub mod queues_points;
 pub mod ranges;
 pub mod report;
+mod row_text;
 pub mod scenario;
 pub mod series;
 mod series_csv;

@@ -12,6 +12,7 @@
 //! events come in any order; the viewer sorts them.
 
 use crate::report::RunReport;
+use crate::row_text::{PortTexts, Rows};
 use crate::series_filter::SeriesPortInfo;
 use crate::series_stream::RowWriter;
 use fabricsim_program::{OpKind, OpSlice};
@@ -57,12 +58,9 @@ pub struct TraceCounters<W: Write> {
     topology: Topology,
     /// Per kept port: its router, its track's name and the value it last wrote (NaN: none).
     tracks: Vec<(u32, String, f64)>,
-    /// Per kept port, one after the other: its counter event's text up to the time stamp's
-    /// value (the same in every interval), and where each ends.
-    heads: Vec<u8>,
-    head_ends: Vec<u32>,
-    /// An interval's events, gathered before they go to the writer.
-    line: Vec<u8>,
+    /// Per kept port: its counter event's text up to the time stamp's value.
+    heads: PortTexts,
+    events: Rows,
     /// End of the last interval written, ns.
     end_ns: f64,
     started: bool,
@@ -77,9 +75,8 @@ impl<W: Write> TraceCounters<W> {
             interval_ns,
             topology,
             tracks: Vec::new(),
-            heads: Vec::new(),
-            head_ends: Vec::new(),
-            line: Vec::new(),
+            heads: PortTexts::default(),
+            events: Rows::default(),
             end_ns: 0.0,
             started: false,
         }
@@ -122,13 +119,14 @@ impl<W: Write> TraceCounters<W> {
                 (p.router, name, f64::NAN)
             })
             .collect();
-        for (router, name, _) in &self.tracks {
-            self.heads.extend_from_slice(b",{\"name\":");
-            serde_json::to_writer(&mut self.heads, name)?;
-            write!(self.heads, r#","ph":"C","pid":{},"ts":"#, router_pid(*router))?;
-            self.head_ends.push(self.heads.len() as u32);
-        }
-        Ok(())
+        let tracks = &self.tracks;
+        let mut names = tracks.iter();
+        self.heads.make(ports, |head, _| {
+            let (router, name, _) = names.next().expect("a track per port");
+            head.extend_from_slice(b",{\"name\":");
+            serde_json::to_writer(&mut *head, name)?;
+            write!(head, r#","ph":"C","pid":{},"ts":"#, router_pid(*router))
+        })
     }
 
     /// Router `r`'s process name: its id and, on a torus, its coordinates.
@@ -153,27 +151,20 @@ impl<W: Write> RowWriter for TraceCounters<W> {
         // head, the interval's time stamp (once), the value.
         let mut ts = Vec::with_capacity(24);
         serde_json::to_writer(&mut ts, &us(t_ns))?;
-        let mut from = 0;
-        for ((track, &to), u) in self.tracks.iter_mut().zip(&self.head_ends).zip(utilization) {
-            let head = &self.heads[from..to as usize];
-            from = to as usize;
+        for ((track, head), u) in self.tracks.iter_mut().zip(self.heads.iter()).zip(utilization) {
             // NaN never equals itself: a track's first value is always written.
             if u != track.2 {
-                let line = &mut self.line;
-                line.extend_from_slice(head);
-                line.extend_from_slice(&ts);
-                line.extend_from_slice(br#","args":{"utilization":"#);
-                serde_json::to_writer(&mut *line, &u)?;
-                line.extend_from_slice(b"}}");
+                let ev = &mut self.events.buf;
+                ev.extend_from_slice(head);
+                ev.extend_from_slice(&ts);
+                ev.extend_from_slice(br#","args":{"utilization":"#);
+                serde_json::to_writer(&mut *ev, &u)?;
+                ev.extend_from_slice(b"}}");
                 track.2 = u;
-                if line.len() >= 64 * 1024 {
-                    self.out.write_all(line)?;
-                    line.clear();
-                }
+                self.events.row_done(&mut self.out)?;
             }
         }
-        self.out.write_all(&self.line)?;
-        self.line.clear();
+        self.events.flush(&mut self.out)?;
         self.end_ns = t_ns + self.interval_ns;
         Ok(())
     }

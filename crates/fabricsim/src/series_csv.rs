@@ -5,6 +5,7 @@
 //! through `itoa`, the utilisation with six decimals from its value scaled to an integer, and an
 //! interval's lines gathered in one buffer. The text is what `format!("{u:.6}")` and `{}` give.
 
+use crate::row_text::{PortTexts, Rows};
 use crate::series_filter::SeriesPortInfo;
 use crate::series_stream::RowWriter;
 use std::io::Write;
@@ -12,23 +13,18 @@ use std::io::Write;
 /// The header line.
 pub(crate) const HEADER: &[u8] = b"t_ns,router,port,kind,label,utilization,packets\n";
 
-/// Lines gathered before they go to the writer.
-const CHUNK: usize = 64 * 1024;
-
 pub(crate) struct CsvRows<W: Write> {
     out: W,
     /// Whether the header line was written.
     started: bool,
-    line: Vec<u8>,
-    /// Each kept port's `router,port,kind,label,` (the same in every interval), one after the
-    /// other, and where each ends.
-    names: Vec<u8>,
-    name_ends: Vec<u32>,
+    /// Each kept port's `router,port,kind,label,`.
+    names: PortTexts,
+    lines: Rows,
 }
 
 impl<W: Write> CsvRows<W> {
     pub(crate) fn new(out: W) -> Self {
-        CsvRows { out, started: false, line: Vec::with_capacity(CHUNK + 256), names: Vec::new(), name_ends: Vec::new() }
+        CsvRows { out, started: false, names: PortTexts::default(), lines: Rows::default() }
     }
 
     fn start(&mut self) -> std::io::Result<()> {
@@ -37,16 +33,6 @@ impl<W: Write> CsvRows<W> {
             self.out.write_all(HEADER)?;
         }
         Ok(())
-    }
-
-    /// The kept ports' names, made once (a writer is given the same ports in every interval).
-    fn name(&mut self, ports: &[SeriesPortInfo]) {
-        self.names.clear();
-        self.name_ends.clear();
-        for p in ports {
-            let _ = write!(self.names, "{},{},{},{},", p.router, p.local, p.kind, p.label);
-            self.name_ends.push(self.names.len() as u32);
-        }
     }
 
     pub(crate) fn into_inner(self) -> W {
@@ -60,28 +46,19 @@ impl<W: Write> RowWriter for CsvRows<W> {
         // The interval's start is the same on every line: its text once.
         let mut t = Vec::with_capacity(24);
         write!(t, "{t_ns},")?;
-        if self.name_ends.len() != ports.len() {
-            self.name(ports);
-        }
+        self.names.make(ports, |text, p| write!(text, "{},{},{},{},", p.router, p.local, p.kind, p.label))?;
         let mut num = itoa::Buffer::new();
-        let mut from = 0;
-        for ((&to, u), &n) in self.name_ends.iter().zip(utilization).zip(packets) {
-            let line = &mut self.line;
+        for ((name, u), &n) in self.names.iter().zip(utilization).zip(packets) {
+            let line = &mut self.lines.buf;
             line.extend_from_slice(&t);
-            line.extend_from_slice(&self.names[from..to as usize]);
-            from = to as usize;
+            line.extend_from_slice(name);
             push_fixed6(line, u);
             line.push(b',');
             line.extend_from_slice(num.format(n).as_bytes());
             line.push(b'\n');
-            if line.len() >= CHUNK {
-                self.out.write_all(line)?;
-                line.clear();
-            }
+            self.lines.row_done(&mut self.out)?;
         }
-        self.out.write_all(&self.line)?;
-        self.line.clear();
-        Ok(())
+        self.lines.flush(&mut self.out)
     }
 
     fn finish(&mut self, _truncated_at_ns: Option<f64>) -> std::io::Result<()> {
