@@ -50,3 +50,18 @@ fn a_series_too_large_for_memory_is_refused_or_bounded_naming_the_estimate() {
     assert_eq!(streamed, all);
     std::fs::remove_file(&file).unwrap();
 }
+
+#[test]
+fn an_interval_longer_than_the_run_is_refused_naming_it() {
+    let file = std::env::temp_dir().join(format!("fabricsim-long-interval-{}.csv", std::process::id()));
+    let f = file.to_str().unwrap();
+    // The default run: 5 us of warm-up and a 20 us window.
+    for out in [["--series", f], ["--perfetto", f]] {
+        let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", out[0], out[1], "--interval", "26us"]);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.starts_with("error: --interval: 26us is longer than the run's 25us"), "{err}");
+    }
+    let (code, _, err) = fabricsim(&["run", "--set", "topology.shape=[4,4]", "--series", f, "--interval", "25us"]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_file(&file).unwrap();
+}
