@@ -62,6 +62,10 @@ pub enum SimError {
     /// routing in use), and a workload that waits for their messages cannot finish.
     #[error("disconnected: {0}")]
     Disconnected(String),
+    /// Whatever watched the run could not go on (a file it wrote as the run went failed),
+    /// and stopped it.
+    #[error("{0}")]
+    Observer(String),
     /// The scenario was invalid; found while building or running the simulation.
     #[error("{0}")]
     Config(#[from] ConfigError),

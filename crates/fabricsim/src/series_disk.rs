@@ -5,8 +5,8 @@
 //! run, naming the estimate. Each file is checked alone (not with a trace beside it, nor with
 //! the other points of a sweep writing into the same folder). A run whose end is not known (a
 //! benchmark, a collective) is not checked, nor is a trace (written only where a value
-//! changes, it grows with the packets, not the intervals): a full disk makes the run fail when
-//! it ends, naming the file.
+//! changes, it grows with the packets, not the intervals): a full disk stops the run within a
+//! few thousand events, with an error naming the file.
 
 use crate::series_filter::SeriesPortInfo;
 use crate::series_stream::SeriesFormat;
@@ -22,7 +22,7 @@ pub(crate) fn check_disk(plan: &Plan, interval: Time, ports: &[SeriesPortInfo], 
     }
     let run = plan.limits.warmup.ps() + plan.limits.measure.ps();
     let intervals = run / interval.ps();
-    let per_interval: u64 = ports.iter().map(|p| least_row_bytes(format, p)).sum();
+    let per_interval = ports.iter().map(|p| least_row_bytes(format, p)).sum::<u64>() / best_compression(format);
     let need = intervals.saturating_mul(per_interval);
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     // A disk whose space cannot be read is not checked.
@@ -63,7 +63,17 @@ fn least_row_bytes(format: SeriesFormat, p: &SeriesPortInfo) -> u64 {
         // The keys, quotes, braces and separator (76 bytes) and the shortest values (`0.0`,
         // `0.0`, `0`).
         SeriesFormat::Json => names + 76 + 7,
-        // Compressed columns: a byte a row at least.
-        SeriesFormat::Parquet => 1,
+        // Before compression (`series_parquet.rs`): two doubles, three 32-bit integers, the
+        // two texts with their 4-byte lengths.
+        SeriesFormat::Parquet => 8 + 4 + 4 + 8 + 4 + (4 + p.kind.len() as u64) + (4 + p.label.len() as u64),
+    }
+}
+
+/// The most a format's compression can shrink its rows by: Snappy (Parquet's pages) writes a
+/// copy of at most 64 bytes in 2 bytes.
+fn best_compression(format: SeriesFormat) -> u64 {
+    match format {
+        SeriesFormat::Parquet => 32,
+        SeriesFormat::Csv | SeriesFormat::Json => 1,
     }
 }

@@ -136,12 +136,9 @@ impl Plan {
             }
             Ok(writers)
         };
-        // A write that failed (a full disk) is reported when the run ends, naming the files.
-        let names = || [files.series, files.trace].iter().flatten().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" and ");
-        let ran = plan.run_streaming(interval, filter, opened, progress).map_err(|e| match e {
-            Error::Io(m) if m.starts_with("writing the series") => Error::Io(format!("{}: {m}", names())),
-            e => e,
-        });
+        // A write that failed (a full disk) stops the run, and the error names the files.
+        let names = [files.series, files.trace].iter().flatten().map(|p| p.display().to_string()).collect::<Vec<_>>().join(" and ");
+        let ran = plan.run_streaming(interval, filter, &names, opened, progress);
         let ran = ran.and_then(|(report, truncated)| {
             if let Some(tmp) = &trace {
                 let file = std::fs::OpenOptions::new().append(true).open(tmp).map_err(io_at(tmp))?;
@@ -160,11 +157,14 @@ impl Plan {
         ran
     }
 
-    /// Run once, streaming the kept ports' rows into the writer `open` makes of them.
+    /// Run once, streaming the kept ports' rows into the writer `open` makes of them. A write
+    /// that fails stops the run at its next check (within a few thousand events), and the
+    /// error names `files`, what the writer writes to.
     pub(crate) fn run_streaming<R: RowWriter>(
         &self,
         interval: Time,
         filter: &PortFilter,
+        files: &str,
         open: impl FnOnce(&[SeriesPortInfo]) -> Result<R, Error>,
         progress: impl FnMut(Time),
     ) -> Result<(RunReport, Option<f64>), Error> {
@@ -181,14 +181,17 @@ impl Plan {
         let sink = Streamed { out: open(&ports)?, interval_ps: interval.ps(), ports, failed: None };
         let series = StreamSeries::new(g.total_ports() as usize, interval, sink).map_err(|m| ConfigError::new("--interval", m))?;
         let series = series.with_max_bytes(left.min(usize::MAX as u64) as usize);
-        let (report, (failed, truncated)) = self.run_observed(series, progress, |s, _| {
+        let failed = |e: &dyn std::fmt::Display| Error::Io(format!("{files}: writing the series: {e}"));
+        let ran = self.run_observed(series, progress, |s, _| {
             s.finish();
             let truncated = s.truncated().then(|| (s.intervals() as u64 * interval.ps()) as f64 / 1e3);
             (s.with_sink(|k| k.close(truncated)), truncated)
-        })?;
-        match failed {
-            Some(e) => Err(Error::Io(format!("writing the series: {e}"))),
-            None => Ok((report, truncated)),
+        });
+        match ran {
+            Err(Error::Sim(fabricsim_core::SimError::Observer(e))) => Err(failed(&e)),
+            Err(e) => Err(e),
+            Ok((_, (Some(e), _))) => Err(failed(&e)),
+            Ok((report, (None, truncated))) => Ok((report, truncated)),
         }
     }
 }
@@ -278,6 +281,10 @@ impl<R: RowWriter> Streamed<R> {
 }
 
 impl<R: RowWriter> SeriesSink for Streamed<R> {
+    fn failed(&self) -> Option<String> {
+        self.failed.as_ref().map(|e| e.to_string())
+    }
+
     fn interval(&mut self, i: usize, counts: &[PortCount]) {
         if self.failed.is_some() {
             return;

@@ -330,7 +330,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
             if n.is_multiple_of(RARE_CHECK_EVERY) {
                 // Rare conditions are checked every few thousand events (and once more when the
                 // loop ends): an error waits in `error` until then, and a deadlock is reported a
-                // little after the watchdog expires.
+                // little after the watchdog expires. An observer that failed stops the run too.
+                if let Some(why) = c.obs.failed() {
+                    c.error.get_or_insert(SimError::Observer(why));
+                }
                 if c.error.is_some() {
                     break true;
                 }

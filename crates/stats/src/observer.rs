@@ -41,6 +41,13 @@ pub trait Observer {
     /// arbitrates again in this instant, and a packet still lacking credit waits anew.
     #[inline(always)]
     fn on_credit_back(&mut self, _port: PortId, _vc: u8, _at: Time) {}
+    /// Why the run must stop, if it must: the observer cannot go on (a file it writes as the
+    /// run goes failed). Asked every few thousand events, never per hop; the run then ends
+    /// with [`fabricsim_core::SimError::Observer`] carrying the reason.
+    #[inline(always)]
+    fn failed(&self) -> Option<String> {
+        None
+    }
     /// Whether it watches anything (a partitioned run, which cannot feed an observer yet,
     /// refuses one that does).
     fn watching(&self) -> bool {
@@ -94,5 +101,8 @@ impl<A: Observer, B: Observer> Observer for (A, B) {
     }
     fn watching(&self) -> bool {
         self.0.watching() || self.1.watching()
+    }
+    fn failed(&self) -> Option<String> {
+        self.0.failed().or_else(|| self.1.failed())
     }
 }

@@ -28,6 +28,11 @@ pub struct PortCount {
 pub trait SeriesSink {
     /// Interval `i` is final: each port's counts in it, by global port id.
     fn interval(&mut self, i: usize, counts: &[PortCount]);
+    /// Why the sink cannot take more intervals (a write failed), if so: the run watching
+    /// the series stops (see [`Observer::failed`]).
+    fn failed(&self) -> Option<String> {
+        None
+    }
 }
 
 #[derive(Debug)]
@@ -240,6 +245,10 @@ impl<S: SeriesSink> Observer for StreamSeries<S> {
             return;
         }
         s.count_across(port.index(), start, end);
+    }
+
+    fn failed(&self) -> Option<String> {
+        self.inner.borrow().sink.failed()
     }
 }
 

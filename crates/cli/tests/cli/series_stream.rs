@@ -54,3 +54,21 @@ fn series_ports_keeps_the_ports_named_and_refuses_an_unknown_one() {
     assert_eq!(code, 2);
     assert!(err.contains("--series-ports") && err.contains("'Q+'") && err.contains("d0+"), "{err}");
 }
+
+/// A series file whose writes fail (a full disk, here `/dev/full` behind the file being
+/// written) stops the run with an error naming the file; nothing is left in its place.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_series_write_that_fails_stops_the_run_naming_the_file() {
+    let d = std::env::temp_dir().join(format!("fabricsim-stream-full-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let file = d.join("s.csv");
+    let partial = d.join("s.csv.partial");
+    let _ = std::fs::remove_file(&partial);
+    std::os::unix::fs::symlink("/dev/full", &partial).unwrap();
+    let args = ["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=50ms", "--series", file.to_str().unwrap(), "--interval", "10ns"];
+    let (code, _, err) = fabricsim(&args);
+    assert_ne!(code, 0, "{err}");
+    assert!(err.contains("s.csv: writing the series") && err.contains("No space left"), "{err}");
+    assert!(!file.exists() && !partial.exists(), "nothing is left behind");
+}

@@ -109,6 +109,10 @@ fn a_parquet_series_holds_the_values_of_the_csv_series() {
     let csv = std::fs::read_to_string(d.join("s.csv")).unwrap();
     let reader = SerializedFileReader::new(std::fs::File::open(d.join("s.parquet")).unwrap()).unwrap();
     assert!(reader.metadata().num_row_groups() > 1, "{} row groups", reader.metadata().num_row_groups());
+    // Values are written plain (no dictionary page) in Snappy-compressed pages.
+    let group = reader.metadata().row_group(0);
+    assert!((0..7).all(|c| group.column(c).dictionary_page_offset().is_none()));
+    assert!((0..7).all(|c| group.column(c).compression() == parquet::basic::Compression::SNAPPY));
     let rows: Vec<parquet::record::Row> = reader.get_row_iter(None).unwrap().map(|r| r.unwrap()).collect();
     let lines: Vec<&str> = csv.lines().skip(1).collect();
     assert!(lines.len() > 65536);

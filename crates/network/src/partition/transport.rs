@@ -181,6 +181,10 @@ fn put_error(w: &mut Writer, e: Option<&SimError>) {
             w.u8(7);
             put_str(w, s);
         }
+        Some(SimError::Observer(s)) => {
+            w.u8(8);
+            put_str(w, s);
+        }
     }
 }
 
@@ -193,6 +197,7 @@ fn get_error(r: &mut Reader) -> Option<SimError> {
         4 => SimError::LinkFailed(get_str(r)),
         5 => SimError::Disconnected(get_str(r)),
         6 => SimError::Config(ConfigError::new(get_str(r), get_str(r))),
+        8 => SimError::Observer(get_str(r)),
         // A usage error's text is static: say where it came from instead.
         _ => SimError::Usage("another process's run was stepped out of order"),
     })

@@ -138,3 +138,36 @@ fn stopping_rules_are_judged_at_multiples_of_the_lookahead() {
     assert!(end > last, "traffic after the last measured arrival is handled until the grid: {end} vs {last}");
     assert_eq!(end / q, last / q, "the run stops at the first multiple of {q} ps after {last}, not at {end}");
 }
+
+/// An observer whose file "fails" at the first hop after `at`.
+struct FailsAt {
+    at: Time,
+    failed_at: Option<Time>,
+    last_hop: Time,
+}
+
+impl fabricsim_stats::Observer for FailsAt {
+    fn on_hop(&mut self, _port: fabricsim_core::PortId, start: Time, _end: Time, _bytes: u32) {
+        self.last_hop = start;
+        if start >= self.at && self.failed_at.is_none() {
+            self.failed_at = Some(start);
+        }
+    }
+    fn failed(&self) -> Option<String> {
+        self.failed_at.map(|t| format!("disk full at {t}"))
+    }
+}
+
+#[test]
+fn an_observer_that_fails_stops_the_run_soon_after() {
+    let t = Torus::new(vec![4, 4], None, None).unwrap();
+    let r = Routing::from(DimensionOrder::new(t.clone(), None, 1, 2).unwrap());
+    let obs = FailsAt { at: Time::from_us(2), failed_at: None, last_hop: Time::ZERO };
+    let mut s = Builder::new(t.build_graph(1), r, params(2)).observer(obs).build(Pairs { n: 16, shift: 5 }).unwrap();
+    let long = RunLimits { warmup: Time::from_us(1), measure: Time::from_us(1000), drain: Time::from_us(2) };
+    let e = s.run(long, |_| {}).unwrap_err();
+    assert!(matches!(&e, SimError::Observer(m) if m.starts_with("disk full at 2")), "{e}");
+    // Stopped within one check period (a few thousand events), not at the run's end.
+    let (failed, last) = (s.observer().failed_at.unwrap(), s.observer().last_hop);
+    assert!(last < failed + Time::from_us(2), "failed at {failed}, last hop at {last}");
+}
