@@ -27,6 +27,9 @@ pub(crate) trait RowWriter {
 /// Several writers fed the same rows (a series file and a trace from one run).
 impl RowWriter for Vec<Box<dyn RowWriter + Send>> {
     fn rows(&mut self, t_ns: f64, ports: &[SeriesPortInfo], utilization: &mut dyn Iterator<Item = f64>, packets: &[u32]) -> std::io::Result<()> {
+        if let [one] = self.as_mut_slice() {
+            return one.rows(t_ns, ports, utilization, packets);
+        }
         let u: Vec<f64> = utilization.collect();
         for w in self.iter_mut() {
             w.rows(t_ns, ports, &mut u.iter().copied(), packets)?;
