@@ -106,20 +106,24 @@ impl Builder<()> {
             return Err(ConfigError::new("sim.threads", "0: a run needs at least one thread").into());
         }
         if !matches!(self.params().hardware, HardwareSpec::None {}) {
-            let msg = "in-network hardware cannot be partitioned yet: run it with one thread";
+            let msg = "in-network hardware cannot be partitioned yet: run it in one block (one thread, one process)";
             return Err(ConfigError::new("hardware.type", msg).into());
         }
         if self.params().flit_bytes > 0 {
-            return Err(ConfigError::new("router.flit_size", "flit multiplexing cannot be partitioned yet: run it with one thread").into());
+            return Err(ConfigError::new(
+                "router.flit_size",
+                "flit multiplexing cannot be partitioned yet: run it in one block (one thread, one process)",
+            )
+            .into());
         }
         if self.shares_queue_buffers() {
             // (A cut link's packet picks its queue when the next window starts, where one
             // thread picks it as it is sent: the reports would differ.)
-            let msg = "queues sharing a buffer cannot be partitioned yet: run it with one thread";
+            let msg = "queues sharing a buffer cannot be partitioned yet: run it in one block (one thread, one process)";
             return Err(ConfigError::new("router.queue_buffer", msg).into());
         }
         if self.has_rank_map() {
-            return Err(ConfigError::new("sim.threads", "a rank map cannot be partitioned yet: run it with one thread").into());
+            return Err(ConfigError::new("sim.threads", "a rank map cannot be partitioned yet: run it in one block (one thread, one process)").into());
         }
         let layout = Arc::new(layout(self.graph(), router_block)?);
         let (rank, ranks) = (net.rank() as u64, net.ranks() as u64);
@@ -132,12 +136,14 @@ impl Builder<()> {
         for b in lo(rank)..lo(rank + 1) {
             let w = workload();
             if !w.partitionable() {
-                let msg = "this workload cannot be partitioned yet (open-loop traffic can): run it with one thread";
+                let msg = "this workload cannot be partitioned yet (open-loop traffic can): run it in one block (one thread, one process)";
                 return Err(ConfigError::new("workload.type", msg).into());
             }
             let mut sim = self.copy().build(w)?;
             if sim.core.faults.is_some() {
-                return Err(ConfigError::new("faults", "faulty links cannot be partitioned yet: run them with one thread").into());
+                return Err(
+                    ConfigError::new("faults", "faulty links cannot be partitioned yet: run them in one block (one thread, one process)").into()
+                );
             }
             sim.core.join_partition(b, layout.clone());
             blocks.push(sim);
