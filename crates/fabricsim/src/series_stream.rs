@@ -144,8 +144,10 @@ impl Plan {
         let ran = plan.run_streaming(interval, filter, &names, opened, progress);
         let ran = ran.and_then(|(report, truncated)| {
             if let Some(tmp) = &trace {
-                let file = std::fs::OpenOptions::new().append(true).open(tmp).map_err(io_at(tmp))?;
-                crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(tmp))?;
+                // (Named as the file asked for: the partial one is removed when this fails.)
+                let path = files.trace.unwrap_or(tmp);
+                let file = std::fs::OpenOptions::new().append(true).open(tmp).map_err(io_at(path))?;
+                crate::perfetto::write_tail(&mut std::io::BufWriter::new(file), &report).map_err(io_at(path))?;
             }
             Ok((report, truncated))
         });

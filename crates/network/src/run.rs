@@ -372,6 +372,10 @@ impl<W: Workload, O: Observer> Simulation<W, O> {
         let Some(r) = self.running else {
             return Err(SimError::Usage("start the run before finishing it"));
         };
+        // An observer that failed after the last sampled check.
+        if let Some(why) = self.core.obs.failed() {
+            self.core.error.get_or_insert(SimError::Observer(why));
+        }
         if let Some(e) = self.core.error.take() {
             return Err(e);
         }

@@ -66,7 +66,7 @@ fn a_series_write_that_fails_stops_the_run_naming_the_file() {
     let partial = d.join("s.csv.partial");
     let _ = std::fs::remove_file(&partial);
     std::os::unix::fs::symlink("/dev/full", &partial).unwrap();
-    let args = ["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=50ms", "--series", file.to_str().unwrap(), "--interval", "10ns"];
+    let args = ["run", "--set", "topology.shape=[4,4]", "--set", "sim.duration=500us", "--series", file.to_str().unwrap(), "--interval", "10ns"];
     let (code, _, err) = fabricsim(&args);
     assert_ne!(code, 0, "{err}");
     assert!(err.contains("s.csv: writing the series") && err.contains("No space left"), "{err}");
