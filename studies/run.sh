@@ -5,7 +5,7 @@
 #
 # FABRICSIM: default fabricsim on PATH, else target/release/fabricsim. SECTION: alltoall,
 # switch16, dawning, torus (default: these four), alltoall1m (the 1 MB points, about two hours),
-# alltoall8192 (the 16x8x8x8 torus beyond 1 KB, sampled, about an hour), alltoallspi (the
+# alltoall8192 (the 16x8x8x8 torus beyond 1 KB, sampled, several hours), alltoallspi (the
 # SPI all-to-all on the midplane, each router mechanism in turn, about 25 minutes).
 # About 20 minutes on one core, most of it the 64 KB all-to-alls. Each line is an ordinary fabricsim command: copy one to rerun a single point.
 set -euo pipefail
@@ -77,7 +77,7 @@ if want alltoall1m; then
 fi
 
 # The 16x8x8x8 torus (8,192 nodes) beyond 1 KB, as sampled exchanges: each node sends to 128
-# translations of itself (64 at 64 KB) instead of to all 8,191 others (about an hour on one
+# translations of itself (64 at 64 KB) instead of to all 8,191 others (several hours on one
 # core; only when asked for: alltoall8192).
 if want alltoall8192; then
 {
