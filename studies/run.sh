@@ -87,6 +87,9 @@ if want alltoall8192; then
   routing="$big --set workload.destinations=64 --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive 64KB
   routing="$big --set workload.destinations=128 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 4KB 16KB
   routing="$big --set workload.destinations=64 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd 64KB
+  # Without the transit ratio: the router mechanism that makes the zone pay.
+  routing="$big --set workload.destinations=128 --set router.transit_ratio=0 --set routing.zones=[[\"A\",\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml adaptive_no_transit_ratio 16KB
+  routing="$big --set workload.destinations=128 --set router.transit_ratio=0 --set routing.zones=[[\"A\"],[\"B\",\"C\",\"D\"]]" a2a alltoall-bgq.toml zones_a_bcd_no_transit_ratio 16KB
 } > "$out/alltoall-16x8x8x8-sampled.csv"
 fi
 
